@@ -1,0 +1,130 @@
+// CPU Softmax / LogSoftmax and their backward passes, one template per direction.
+#include <cmath>
+#include <string>
+
+#include "ep/cpu/primitive/compute_type.h"
+#include "primitive/softmax.h"
+#include "primitive/softmax_backward.h"
+
+namespace oflite {
+namespace ep {
+namespace {
+
+using primitive::SoftmaxAlgorithm;
+
+template <SoftmaxAlgorithm kAlgorithm>
+std::string AlgorithmName() {
+  return kAlgorithm == SoftmaxAlgorithm::kSoftmax ? "softmax" : "log_softmax";
+}
+
+// max that lets a NaN win, so a NaN anywhere in the row reaches every output (as in PyTorch).
+template <typename C>
+C NanPropagatingMax(C a, C b) {
+  return (std::isnan(a) || a > b) ? a : b;
+}
+
+template <SoftmaxAlgorithm kAlgorithm>
+struct Forward {
+  template <typename T>
+  class Impl final : public primitive::SoftmaxBase<kAlgorithm> {
+   public:
+    std::string name() const override {
+      return "cpu." + AlgorithmName<kAlgorithm>() + "<" + DataTypeName(kDataTypeOf<T>) + ">";
+    }
+    Maybe<void> Launch(Stream* /*stream*/, size_t rows, size_t cols, const void* x,
+                       void* y) override {
+      for (size_t r = 0; r < rows; ++r) {
+        Row(static_cast<const T*>(x) + r * cols, static_cast<T*>(y) + r * cols, cols);
+      }
+      return Ok();
+    }
+
+   private:
+    using C = ComputeType<T>;
+    static void Row(const T* x, T* y, size_t cols) {
+      C max = -INFINITY;
+      for (size_t c = 0; c < cols; ++c) { max = NanPropagatingMax(static_cast<C>(x[c]), max); }
+      C sum = 0;
+      for (size_t c = 0; c < cols; ++c) { sum += std::exp(static_cast<C>(x[c]) - max); }
+      if (kAlgorithm == SoftmaxAlgorithm::kSoftmax) {
+        const C inv = C(1) / sum;
+        for (size_t c = 0; c < cols; ++c) {
+          y[c] = static_cast<T>(std::exp(static_cast<C>(x[c]) - max) * inv);
+        }
+      } else {
+        const C log_sum = std::log(sum);
+        for (size_t c = 0; c < cols; ++c) { y[c] = static_cast<T>(static_cast<C>(x[c]) - max - log_sum); }
+      }
+    }
+  };
+};
+
+template <SoftmaxAlgorithm kAlgorithm>
+struct Backward {
+  template <typename T>
+  class Impl final : public primitive::SoftmaxBackwardBase<kAlgorithm> {
+   public:
+    std::string name() const override {
+      return "cpu." + AlgorithmName<kAlgorithm>() + "_backward<" +
+             DataTypeName(kDataTypeOf<T>) + ">";
+    }
+    Maybe<void> Launch(Stream* /*stream*/, size_t rows, size_t cols, const void* y,
+                       const void* dy, void* dx) override {
+      for (size_t r = 0; r < rows; ++r) {
+        const size_t offset = r * cols;
+        Row(static_cast<const T*>(y) + offset, static_cast<const T*>(dy) + offset,
+            static_cast<T*>(dx) + offset, cols);
+      }
+      return Ok();
+    }
+
+   private:
+    using C = ComputeType<T>;
+    static void Row(const T* y, const T* dy, T* dx, size_t cols) {
+      C sum = 0;
+      for (size_t c = 0; c < cols; ++c) {
+        // softmax needs sum(dy * y); log_softmax needs sum(dy)
+        sum += kAlgorithm == SoftmaxAlgorithm::kSoftmax
+                   ? static_cast<C>(dy[c]) * static_cast<C>(y[c])
+                   : static_cast<C>(dy[c]);
+      }
+      for (size_t c = 0; c < cols; ++c) {
+        const C yc = static_cast<C>(y[c]);
+        const C dyc = static_cast<C>(dy[c]);
+        dx[c] = static_cast<T>(kAlgorithm == SoftmaxAlgorithm::kSoftmax ? yc * (dyc - sum)
+                                                                        : dyc - std::exp(yc) * sum);
+      }
+    }
+  };
+};
+
+template <SoftmaxAlgorithm kAlgorithm>
+class CpuSoftmaxFactory final : public primitive::SoftmaxBaseFactory<kAlgorithm> {
+ public:
+  std::unique_ptr<primitive::SoftmaxBase<kAlgorithm>> New(DataType data_type) override {
+    return NewForFloating<primitive::SoftmaxBase<kAlgorithm>,
+                          Forward<kAlgorithm>::template Impl>(data_type);
+  }
+};
+
+template <SoftmaxAlgorithm kAlgorithm>
+class CpuSoftmaxBackwardFactory final : public primitive::SoftmaxBackwardBaseFactory<kAlgorithm> {
+ public:
+  std::unique_ptr<primitive::SoftmaxBackwardBase<kAlgorithm>> New(DataType data_type) override {
+    return NewForFloating<primitive::SoftmaxBackwardBase<kAlgorithm>,
+                          Backward<kAlgorithm>::template Impl>(data_type);
+  }
+};
+
+OFLITE_REGISTER_PRIMITIVE_FACTORY(DeviceType::kCPU, primitive::SoftmaxFactory,
+                                  CpuSoftmaxFactory<SoftmaxAlgorithm::kSoftmax>);
+OFLITE_REGISTER_PRIMITIVE_FACTORY(DeviceType::kCPU, primitive::LogSoftmaxFactory,
+                                  CpuSoftmaxFactory<SoftmaxAlgorithm::kLogSoftmax>);
+OFLITE_REGISTER_PRIMITIVE_FACTORY(DeviceType::kCPU, primitive::SoftmaxBackwardFactory,
+                                  CpuSoftmaxBackwardFactory<SoftmaxAlgorithm::kSoftmax>);
+OFLITE_REGISTER_PRIMITIVE_FACTORY(DeviceType::kCPU, primitive::LogSoftmaxBackwardFactory,
+                                  CpuSoftmaxBackwardFactory<SoftmaxAlgorithm::kLogSoftmax>);
+
+}  // namespace
+}  // namespace ep
+}  // namespace oflite

@@ -1,0 +1,103 @@
+// The CUDA execution provider: one ep::Device per visible GPU, each with its own stream and
+// allocator, created on first use. (The caching allocator and the kernels come with the CUDA
+// issue; this is the skeleton the rest of the framework already runs through.)
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "ep/cuda/cuda_stream.h"
+#include "oneflow_lite/ep/device.h"
+
+namespace oflite {
+namespace ep {
+namespace {
+
+class CudaAllocator final : public Allocator {
+ public:
+  explicit CudaAllocator(int device_index) : device_index_(device_index) {}
+
+  Maybe<void*> Allocate(size_t bytes) override {
+    if (bytes == 0) { return static_cast<void*>(nullptr); }
+    OFLITE_JUST(CudaCheck(cudaSetDevice(device_index_), "cudaSetDevice"));
+    void* ptr = nullptr;
+    const cudaError_t status = cudaMalloc(&ptr, bytes);
+    if (status == cudaErrorMemoryAllocation) {
+      cudaGetLastError();  // clear the sticky-free allocation error
+      size_t free_bytes = 0, total_bytes = 0;
+      cudaMemGetInfo(&free_bytes, &total_bytes);
+      return OFLITE_ERROR(OutOfMemory) << "cuda:" << device_index_ << ": cannot allocate "
+                                       << bytes << " bytes (" << free_bytes << " free of "
+                                       << total_bytes << ")";
+    }
+    OFLITE_JUST(CudaCheck(status, "cudaMalloc"));
+    return ptr;
+  }
+
+  void Deallocate(void* ptr, size_t /*bytes*/) override {
+    if (ptr == nullptr) { return; }
+    cudaSetDevice(device_index_);
+    cudaFree(ptr);
+  }
+
+ private:
+  int device_index_;
+};
+
+class CudaDevice final : public Device {
+ public:
+  CudaDevice(int index, std::unique_ptr<CudaStream> stream)
+      : index_(index), stream_(std::move(stream)), allocator_(index) {}
+
+  oflite::Device device() const override { return oflite::Device::Cuda(index_); }
+  Stream* default_stream() override { return stream_.get(); }
+  Allocator* allocator() override { return &allocator_; }
+
+ private:
+  int index_;
+  std::unique_ptr<CudaStream> stream_;
+  CudaAllocator allocator_;
+};
+
+class CudaDeviceProvider final : public DeviceProvider {
+ public:
+  DeviceType type() const override { return DeviceType::kCUDA; }
+
+  int DeviceCount() override {
+    std::call_once(count_once_, [this] {
+      int count = 0;
+      // No driver or no GPU is a normal state here (CI, laptops): count it as zero devices.
+      if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        cudaGetLastError();
+        count = 0;
+      }
+      device_count_ = count;
+      devices_.resize(static_cast<size_t>(count));
+    });
+    return device_count_;
+  }
+
+  Maybe<Device*> GetDevice(int index) override {
+    OFLITE_CHECK_OR_RETURN(index >= 0 && index < DeviceCount(), DeviceError)
+        << "cuda:" << index << " does not exist (" << DeviceCount() << " visible)";
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto& slot = devices_[static_cast<size_t>(index)];
+    if (slot == nullptr) {
+      std::unique_ptr<CudaStream> stream;
+      OFLITE_ASSIGN_OR_RETURN(stream, CudaStream::Create(index));
+      slot = std::make_unique<CudaDevice>(index, std::move(stream));
+    }
+    return static_cast<Device*>(slot.get());
+  }
+
+ private:
+  std::once_flag count_once_;
+  int device_count_ = 0;
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<CudaDevice>> devices_;
+};
+
+OFLITE_REGISTER_DEVICE_PROVIDER(CudaDeviceProvider);
+
+}  // namespace
+}  // namespace ep
+}  // namespace oflite

@@ -1,0 +1,37 @@
+// Internal to the CUDA provider: the stream type its primitives downcast to, and the one place
+// CUDA status codes become Maybe errors.
+#ifndef ONEFLOW_LITE_EP_CUDA_CUDA_STREAM_H_
+#define ONEFLOW_LITE_EP_CUDA_CUDA_STREAM_H_
+
+#include <cuda_runtime.h>
+
+#include "oneflow_lite/ep/stream.h"
+
+namespace oflite {
+namespace ep {
+
+// DeviceError carrying CUDA's own error string; `what` names the failed call.
+Maybe<void> CudaCheck(cudaError_t status, const char* what);
+
+class CudaStream final : public Stream {
+ public:
+  // Creates a non-blocking stream on device_index (the device must be current).
+  static Maybe<std::unique_ptr<CudaStream>> Create(int device_index);
+  ~CudaStream() override;
+
+  DeviceType device_type() const override { return DeviceType::kCUDA; }
+  Maybe<void> Sync() override;
+  cudaStream_t cuda_stream() const { return stream_; }
+  int device_index() const { return device_index_; }
+
+ private:
+  CudaStream(int device_index, cudaStream_t stream)
+      : device_index_(device_index), stream_(stream) {}
+  int device_index_;
+  cudaStream_t stream_;
+};
+
+}  // namespace ep
+}  // namespace oflite
+
+#endif  // ONEFLOW_LITE_EP_CUDA_CUDA_STREAM_H_

@@ -1,0 +1,44 @@
+#include <array>
+
+#include "oneflow_lite/ep/device.h"
+
+namespace oflite {
+namespace ep {
+
+namespace {
+std::array<std::unique_ptr<DeviceProvider>, kDeviceTypeCount>& Providers() {
+  static std::array<std::unique_ptr<DeviceProvider>, kDeviceTypeCount> providers;
+  return providers;
+}
+}  // namespace
+
+void RegisterDeviceProvider(std::unique_ptr<DeviceProvider> provider) {
+  auto& slot = Providers()[static_cast<size_t>(provider->type())];
+  CHECK(slot == nullptr) << "two device providers registered for "
+                         << DeviceTypeName(provider->type());
+  slot = std::move(provider);
+}
+
+DeviceProvider* FindDeviceProvider(DeviceType type) {
+  return Providers()[static_cast<size_t>(type)].get();
+}
+
+Maybe<Device*> GetDevice(const oflite::Device& device) {
+  DeviceProvider* provider = FindDeviceProvider(device.type());
+  OFLITE_CHECK_OR_RETURN(provider != nullptr, DeviceError)
+      << "device " << device << " is not available: oneflow_lite was built without "
+      << DeviceTypeName(device.type()) << " support";
+  const int count = provider->DeviceCount();
+  OFLITE_CHECK_OR_RETURN(device.index() >= 0 && device.index() < count, DeviceError)
+      << "device " << device << " is not available: " << count << " "
+      << DeviceTypeName(device.type()) << " device(s) visible";
+  return provider->GetDevice(device.index());
+}
+
+int DeviceCount(DeviceType type) {
+  DeviceProvider* provider = FindDeviceProvider(type);
+  return provider == nullptr ? 0 : provider->DeviceCount();
+}
+
+}  // namespace ep
+}  // namespace oflite

@@ -1,0 +1,49 @@
+// The eager interpreter: Dispatch(op_type, inputs, attrs) checks the call against the op's
+// schema, infers and allocates the outputs on the inputs' device, picks the kernel whose
+// predicate holds and runs it on the device's stream.
+#ifndef ONEFLOW_LITE_FRAMEWORK_INTERPRETER_H_
+#define ONEFLOW_LITE_FRAMEWORK_INTERPRETER_H_
+
+#include <string>
+#include <vector>
+
+#include "oneflow_lite/common/maybe.h"
+#include "oneflow_lite/framework/attr_map.h"
+#include "oneflow_lite/framework/tensor.h"
+#include "oneflow_lite/proto/op_conf.pb.h"
+
+namespace oflite {
+
+Maybe<std::vector<Tensor>> Dispatch(const std::string& op_type, const std::vector<Tensor>& inputs,
+                                    const AttrMap& attrs = {});
+// For ops with exactly one output.
+Maybe<Tensor> DispatchOne(const std::string& op_type, const std::vector<Tensor>& inputs,
+                          const AttrMap& attrs = {});
+
+// One dispatched call: the op as called, where it ran, and which kernel and primitives served it.
+struct DispatchRecord {
+  proto::OpConf op_conf;
+  Device device;
+  std::string kernel;
+  std::vector<std::string> primitives;
+};
+
+// While alive, records every dispatch on this thread (innermost trace only).
+class DispatchTrace {
+ public:
+  DispatchTrace();
+  DispatchTrace(const DispatchTrace&) = delete;
+  DispatchTrace& operator=(const DispatchTrace&) = delete;
+  ~DispatchTrace();
+
+  const std::vector<DispatchRecord>& records() const { return records_; }
+  void Add(DispatchRecord record) { records_.push_back(std::move(record)); }
+
+ private:
+  DispatchTrace* previous_;
+  std::vector<DispatchRecord> records_;
+};
+
+}  // namespace oflite
+
+#endif  // ONEFLOW_LITE_FRAMEWORK_INTERPRETER_H_

@@ -1,0 +1,63 @@
+#include "oneflow_lite/framework/op_kernel.h"
+
+#include <algorithm>
+
+#include "oneflow_lite/ep/stream.h"
+
+namespace oflite {
+
+namespace {
+size_t ArgIndex(const std::vector<std::string>& names, const std::string& name) {
+  auto it = std::find(names.begin(), names.end(), name);
+  CHECK(it != names.end()) << "no argument named '" << name << "'";
+  return static_cast<size_t>(it - names.begin());
+}
+}  // namespace
+
+const Tensor& KernelComputeContext::Input(const std::string& name) const {
+  return (*inputs_)[ArgIndex(schema_->inputs(), name)];
+}
+
+const Tensor& KernelComputeContext::Output(const std::string& name) const {
+  return (*outputs_)[ArgIndex(schema_->outputs(), name)];
+}
+
+DeviceType KernelComputeContext::device_type() const { return stream_->device_type(); }
+
+KernelRegistry& KernelRegistry::Global() {
+  static KernelRegistry registry;
+  return registry;
+}
+
+void KernelRegistry::Register(KernelRegistration registration) {
+  kernels_[registration.op_type].push_back(std::move(registration));
+}
+
+const KernelRegistration* KernelRegistry::Find(const std::string& op_type,
+                                               const KernelMatchContext& ctx) const {
+  for (const KernelRegistration& kernel : KernelsOf(op_type)) {
+    if (kernel.is_matched(ctx)) { return &kernel; }
+  }
+  return nullptr;
+}
+
+const std::vector<KernelRegistration>& KernelRegistry::KernelsOf(const std::string& op_type) const {
+  static const std::vector<KernelRegistration> none;
+  auto it = kernels_.find(op_type);
+  return it == kernels_.end() ? none : it->second;
+}
+
+std::vector<DataType> KernelRegistry::ServedDataTypes(const KernelRegistration& kernel,
+                                                      DeviceType device_type,
+                                                      const OpSchema& schema) const {
+  std::vector<DataType> served;
+  const AttrMap no_attrs;
+  for (DataType dtype : AllDataTypes()) {
+    KernelMatchContext ctx{device_type, std::vector<DataType>(schema.inputs().size(), dtype),
+                           std::vector<DataType>(schema.outputs().size(), dtype), &no_attrs};
+    if (kernel.is_matched(ctx)) { served.push_back(dtype); }
+  }
+  return served;
+}
+
+}  // namespace oflite

@@ -1,0 +1,38 @@
+// OpRegistry: every op schema, by type name. Ops register at load time with OFLITE_REGISTER_OP.
+#ifndef ONEFLOW_LITE_FRAMEWORK_OP_REGISTRY_H_
+#define ONEFLOW_LITE_FRAMEWORK_OP_REGISTRY_H_
+
+#include <string>
+#include <vector>
+
+#include "oneflow_lite/common/maybe.h"
+#include "oneflow_lite/framework/op_schema.h"
+
+namespace oflite {
+
+class OpRegistry {
+ public:
+  static OpRegistry& Global();
+
+  void Register(OpSchema schema);
+  // ValueError naming the registered ops when op_type is unknown.
+  Maybe<const OpSchema*> Find(const std::string& op_type) const;
+  std::vector<std::string> OpTypes() const;  // sorted
+
+ private:
+  std::map<std::string, OpSchema> schemas_;
+};
+
+struct OpRegistrar {
+  OpRegistrar(const OpSchemaBuilder& builder) {  // NOLINT: lets the macro end in a builder chain
+    OpRegistry::Global().Register(builder.schema());
+  }
+};
+
+}  // namespace oflite
+
+#define OFLITE_REGISTER_OP(op_type)                                                   \
+  static const ::oflite::OpRegistrar OFLITE_CONCAT(oflite_op_registrar_, __LINE__) = \
+      ::oflite::OpSchemaBuilder(op_type)
+
+#endif  // ONEFLOW_LITE_FRAMEWORK_OP_REGISTRY_H_

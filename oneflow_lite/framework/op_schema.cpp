@@ -1,0 +1,164 @@
+#include "oneflow_lite/framework/op_schema.h"
+
+#include <algorithm>
+
+namespace oflite {
+
+namespace {
+size_t IndexOf(const std::vector<std::string>& names, const std::string& name,
+               const std::string& op, const char* what) {
+  auto it = std::find(names.begin(), names.end(), name);
+  CHECK(it != names.end()) << "op " << op << " has no " << what << " named '" << name << "'";
+  return static_cast<size_t>(it - names.begin());
+}
+}  // namespace
+
+InferContext::InferContext(const OpSchema* schema, std::vector<TensorDesc> inputs,
+                           const AttrMap* attrs)
+    : schema_(schema), inputs_(std::move(inputs)), outputs_(schema->outputs().size()),
+      attrs_(attrs) {}
+
+const std::string& InferContext::op_type() const { return schema_->name(); }
+
+const TensorDesc& InferContext::Input(const std::string& name) const {
+  return inputs_[IndexOf(schema_->inputs(), name, op_type(), "input")];
+}
+
+TensorDesc* InferContext::MutOutput(const std::string& name) {
+  return &outputs_[IndexOf(schema_->outputs(), name, op_type(), "output")];
+}
+
+const TensorDesc& InferContext::Output(const std::string& name) const {
+  return outputs_[IndexOf(schema_->outputs(), name, op_type(), "output")];
+}
+
+Maybe<AttrMap> OpSchema::CompleteAttrs(const AttrMap& given) const {
+  for (const auto& [name, value] : given.values()) {
+    auto def = std::find_if(attrs_.begin(), attrs_.end(),
+                            [&](const AttrDef& d) { return d.name == name; });
+    if (def == attrs_.end()) {
+      std::string known;
+      for (const AttrDef& d : attrs_) { known += (known.empty() ? "" : ", ") + d.name; }
+      return OFLITE_ERROR(ValueError) << name_ << ": unknown attribute '" << name
+                                      << "' (attributes: " << (known.empty() ? "none" : known)
+                                      << ")";
+    }
+    OFLITE_CHECK_OR_RETURN(AttrTypeOf(value) == def->type, TypeError)
+        << name_ << ": attribute '" << name << "' must be " << AttrTypeName(def->type)
+        << ", got " << AttrTypeName(AttrTypeOf(value)) << " " << AttrValueToString(value);
+  }
+  AttrMap complete = given;
+  for (const AttrDef& def : attrs_) {
+    if (complete.Has(def.name)) { continue; }
+    OFLITE_CHECK_OR_RETURN(def.default_value.has_value(), ValueError)
+        << name_ << ": required attribute '" << def.name << "' (" << AttrTypeName(def.type)
+        << ") is missing";
+    complete.Set(def.name, AttrValue(*def.default_value));
+  }
+  return complete;
+}
+
+Maybe<std::vector<TensorDesc>> OpSchema::InferOutputs(const std::vector<TensorDesc>& inputs,
+                                                      const AttrMap& attrs) const {
+  OFLITE_CHECK_OR_RETURN(inputs.size() == inputs_.size(), ValueError)
+      << name_ << ": expected " << inputs_.size() << " input(s), got " << inputs.size();
+  InferContext ctx(this, inputs, &attrs);
+  OFLITE_JUST(infer_fn_(&ctx));
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    OFLITE_JUST(ctx.outputs()[i].shape.Validate());
+  }
+  return ctx.outputs();
+}
+
+Maybe<std::vector<proto::SbpSignature>> OpSchema::SbpSignatures(
+    const std::vector<TensorDesc>& inputs, const AttrMap& attrs) const {
+  std::vector<TensorDesc> outputs;
+  OFLITE_ASSIGN_OR_RETURN(outputs, InferOutputs(inputs, attrs));
+  InferContext ctx(this, inputs, &attrs);
+  for (size_t i = 0; i < outputs_.size(); ++i) { *ctx.MutOutput(outputs_[i]) = outputs[i]; }
+  return sbp_fn_(ctx);
+}
+
+proto::OpDef OpSchema::ToProto() const {
+  proto::OpDef def;
+  def.set_name(name_);
+  for (const std::string& name : inputs_) { def.add_input()->set_name(name); }
+  for (const std::string& name : outputs_) { def.add_output()->set_name(name); }
+  for (const AttrDef& attr : attrs_) {
+    proto::AttrDef* out = def.add_attr();
+    out->set_name(attr.name);
+    out->set_type(AttrTypeName(attr.type));
+    out->set_required(!attr.default_value.has_value());
+    if (attr.default_value) { *out->mutable_default_value() = *attr.default_value; }
+  }
+  return def;
+}
+
+OpSchemaBuilder& OpSchemaBuilder::Input(const std::string& name) {
+  schema_.inputs_.push_back(name);
+  return *this;
+}
+
+OpSchemaBuilder& OpSchemaBuilder::Output(const std::string& name) {
+  schema_.outputs_.push_back(name);
+  return *this;
+}
+
+OpSchemaBuilder& OpSchemaBuilder::SetInferFn(InferFn fn) {
+  schema_.infer_fn_ = std::move(fn);
+  return *this;
+}
+
+OpSchemaBuilder& OpSchemaBuilder::SetSbpFn(SbpFn fn) {
+  schema_.sbp_fn_ = std::move(fn);
+  return *this;
+}
+
+InferFn InferSameAsInput(const std::string& input, const std::string& output) {
+  return [input, output](InferContext* ctx) -> Maybe<void> {
+    *ctx->MutOutput(output) = ctx->Input(input);
+    return Ok();
+  };
+}
+
+proto::SbpParallel SplitSbp(int64_t axis) {
+  proto::SbpParallel sbp;
+  sbp.mutable_split_parallel()->set_axis(axis);
+  return sbp;
+}
+
+proto::SbpParallel BroadcastSbp() {
+  proto::SbpParallel sbp;
+  sbp.mutable_broadcast_parallel();
+  return sbp;
+}
+
+proto::SbpParallel PartialSumSbp() {
+  proto::SbpParallel sbp;
+  sbp.mutable_partial_sum_parallel();
+  return sbp;
+}
+
+std::string SbpToString(const proto::SbpParallel& sbp) {
+  switch (sbp.parallel_type_case()) {
+    case proto::SbpParallel::kSplitParallel:
+      return "S(" + std::to_string(sbp.split_parallel().axis()) + ")";
+    case proto::SbpParallel::kBroadcastParallel: return "B";
+    case proto::SbpParallel::kPartialSumParallel: return "P";
+    case proto::SbpParallel::PARALLEL_TYPE_NOT_SET: break;
+  }
+  return "?";
+}
+
+std::string SbpSignatureToString(const proto::SbpSignature& signature,
+                                 const std::vector<std::string>& arg_order) {
+  std::string text;
+  for (const std::string& arg : arg_order) {
+    auto it = signature.arg_sbp().find(arg);
+    text += (text.empty() ? "" : " ") + arg + ":" +
+            (it == signature.arg_sbp().end() ? "?" : SbpToString(it->second));
+  }
+  return text;
+}
+
+}  // namespace oflite

@@ -1,0 +1,99 @@
+#include "oneflow_lite/framework/tensor.h"
+
+#include <vector>
+
+#include "oneflow_lite/ep/device.h"
+#include "primitive/fill.h"
+#include "primitive/memcpy.h"
+
+namespace oflite {
+
+Storage::~Storage() { allocator_->Deallocate(ptr_, bytes_); }
+
+Maybe<Tensor> Tensor::Empty(const Shape& shape, DataType data_type, const Device& device) {
+  OFLITE_JUST(shape.Validate());
+  OFLITE_CHECK_OR_RETURN(IsValidDataType(static_cast<int>(data_type)), ValueError)
+      << "Tensor::Empty: invalid dtype value " << static_cast<int>(data_type);
+  const size_t size = DataTypeSize(data_type);
+  OFLITE_CHECK_OR_RETURN(static_cast<uint64_t>(shape.elem_cnt()) <= SIZE_MAX / size, OutOfMemory)
+      << "Tensor::Empty: shape " << shape << " of " << data_type << " needs more bytes than "
+      << "size_t can count";
+  ep::Device* ep_device = nullptr;
+  OFLITE_ASSIGN_OR_RETURN(ep_device, ep::GetDevice(device));
+  const size_t bytes = static_cast<size_t>(shape.elem_cnt()) * size;
+  void* ptr = nullptr;
+  OFLITE_ASSIGN_OR_RETURN(ptr, ep_device->allocator()->Allocate(bytes));
+  Tensor tensor;
+  tensor.storage_ = std::make_shared<Storage>(ep_device->allocator(), ptr, bytes, device);
+  tensor.shape_ = shape;
+  tensor.strides_ = ContiguousStrides(shape);
+  tensor.dtype_ = data_type;
+  tensor.device_ = device;
+  return tensor;
+}
+
+namespace {
+// Runs one copy on the tensor's device stream and waits for it.
+Maybe<void> CopyBytes(const Device& device, primitive::MemcpyKind kind, void* dst, const void* src,
+                      size_t bytes) {
+  if (bytes == 0) { return Ok(); }
+  ep::Device* ep_device = nullptr;
+  OFLITE_ASSIGN_OR_RETURN(ep_device, ep::GetDevice(device));
+  auto memcpy = primitive::NewPrimitive<primitive::MemcpyFactory>(device.type(), kind);
+  OFLITE_CHECK_OR_RETURN(memcpy != nullptr, NotImplemented)
+      << "no memcpy primitive for device " << device;
+  OFLITE_JUST(memcpy->Launch(ep_device->default_stream(), dst, src, bytes));
+  return ep_device->default_stream()->Sync();
+}
+}  // namespace
+
+Maybe<Tensor> Tensor::FromHost(const void* data, size_t bytes, const Shape& shape,
+                               DataType data_type, const Device& device) {
+  Tensor tensor;
+  OFLITE_ASSIGN_OR_RETURN(tensor, Empty(shape, data_type, device));
+  OFLITE_CHECK_OR_RETURN(bytes == tensor.nbytes(), ValueError)
+      << "Tensor::FromHost: got " << bytes << " bytes for shape " << shape << " of " << data_type
+      << ", expected " << tensor.nbytes();
+  OFLITE_JUST(CopyBytes(device, primitive::MemcpyKind::kHostToDevice, tensor.mut_data(), data,
+                        bytes));
+  return tensor;
+}
+
+Maybe<Tensor> Tensor::Full(const Shape& shape, double value, DataType data_type,
+                           const Device& device) {
+  Tensor tensor;
+  OFLITE_ASSIGN_OR_RETURN(tensor, Empty(shape, data_type, device));
+  if (tensor.elem_cnt() == 0) { return tensor; }
+  auto fill = primitive::NewPrimitive<primitive::FillFactory>(device.type(), data_type);
+  OFLITE_CHECK_OR_RETURN(fill != nullptr, NotImplemented)
+      << "Tensor::Full: no fill primitive for " << data_type << " on " << device;
+  ep::Device* ep_device = nullptr;
+  OFLITE_ASSIGN_OR_RETURN(ep_device, ep::GetDevice(device));
+  OFLITE_JUST(fill->Launch(ep_device->default_stream(), tensor.mut_data(), value,
+                           static_cast<size_t>(tensor.elem_cnt())));
+  OFLITE_JUST(ep_device->default_stream()->Sync());
+  return tensor;
+}
+
+Maybe<void> Tensor::CopyToHost(void* dst, size_t bytes) const {
+  OFLITE_CHECK_OR_RETURN(defined(), ValueError) << "Tensor::CopyToHost: the tensor is undefined";
+  OFLITE_CHECK_OR_RETURN(bytes == nbytes(), ValueError)
+      << "Tensor::CopyToHost: destination has " << bytes << " bytes, the tensor " << nbytes();
+  return CopyBytes(device_, primitive::MemcpyKind::kDeviceToHost, dst, data(), bytes);
+}
+
+Maybe<Tensor> Tensor::To(const Device& device) const {
+  if (device == device_) { return *this; }
+  std::vector<char> host(nbytes());
+  OFLITE_JUST(CopyToHost(host.data(), host.size()));
+  return FromHost(host.data(), host.size(), shape_, dtype_, device);
+}
+
+const void* Tensor::data() const { return mut_data(); }
+
+void* Tensor::mut_data() const {
+  CHECK(defined()) << "data of an undefined tensor";
+  return static_cast<char*>(storage_->ptr()) + offset_ * static_cast<int64_t>(DataTypeSize(dtype_));
+}
+
+}  // namespace oflite

@@ -1,0 +1,118 @@
+// Tensor: a typed view (shape, strides, offset) of shared device storage.
+// Tensors are contiguous for now; strides and offset exist so views can come later.
+#ifndef ONEFLOW_LITE_FRAMEWORK_TENSOR_H_
+#define ONEFLOW_LITE_FRAMEWORK_TENSOR_H_
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "oneflow_lite/common/data_type.h"
+#include "oneflow_lite/common/device.h"
+#include "oneflow_lite/common/maybe.h"
+#include "oneflow_lite/common/shape.h"
+
+namespace oflite {
+
+namespace ep {
+class Allocator;
+}
+
+// Memory owned by one allocation on one device; freed when the last tensor lets go.
+class Storage {
+ public:
+  Storage(ep::Allocator* allocator, void* ptr, size_t bytes, Device device)
+      : allocator_(allocator), ptr_(ptr), bytes_(bytes), device_(device) {}
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+  ~Storage();
+
+  void* ptr() const { return ptr_; }
+  size_t bytes() const { return bytes_; }
+  const Device& device() const { return device_; }
+
+ private:
+  ep::Allocator* allocator_;
+  void* ptr_;
+  size_t bytes_;
+  Device device_;
+};
+
+class Tensor {
+ public:
+  Tensor() = default;  // undefined: no storage
+
+  static Maybe<Tensor> Empty(const Shape& shape, DataType data_type,
+                             const Device& device = Device::Cpu());
+  // Copies bytes (elem_cnt * element size of data_type) from host memory.
+  static Maybe<Tensor> FromHost(const void* data, size_t bytes, const Shape& shape,
+                                DataType data_type, const Device& device = Device::Cpu());
+  template <typename T>
+  static Maybe<Tensor> FromVector(const std::vector<T>& values, const Shape& shape,
+                                  const Device& device = Device::Cpu());
+  static Maybe<Tensor> Full(const Shape& shape, double value, DataType data_type,
+                            const Device& device = Device::Cpu());
+
+  // Copies the elements to host memory of exactly nbytes() bytes.
+  Maybe<void> CopyToHost(void* dst, size_t bytes) const;
+  template <typename T>
+  Maybe<std::vector<T>> ToVector() const;
+  // A copy on another device (through host memory for now).
+  Maybe<Tensor> To(const Device& device) const;
+
+  bool defined() const { return storage_ != nullptr; }
+  const Shape& shape() const { return shape_; }
+  const Strides& strides() const { return strides_; }
+  DataType dtype() const { return dtype_; }
+  const Device& device() const { return device_; }
+  int64_t offset() const { return offset_; }
+  int64_t rank() const { return shape_.rank(); }
+  int64_t elem_cnt() const { return shape_.elem_cnt(); }
+  size_t nbytes() const { return static_cast<size_t>(elem_cnt()) * DataTypeSize(dtype_); }
+  bool is_contiguous() const { return strides_ == ContiguousStrides(shape_); }
+
+  const void* data() const;
+  void* mut_data() const;
+
+ private:
+  std::shared_ptr<Storage> storage_;
+  Shape shape_;
+  Strides strides_;
+  DataType dtype_ = DataType::kFloat32;
+  Device device_;
+  int64_t offset_ = 0;  // in elements
+};
+
+template <typename T>
+Maybe<Tensor> Tensor::FromVector(const std::vector<T>& values, const Shape& shape,
+                                 const Device& device) {
+  OFLITE_JUST(shape.Validate());
+  OFLITE_CHECK_OR_RETURN(static_cast<int64_t>(values.size()) == shape.elem_cnt(), ValueError)
+      << "Tensor::FromVector: " << values.size() << " values cannot fill shape " << shape
+      << " of " << shape.elem_cnt() << " elements";
+  if constexpr (std::is_same_v<T, bool>) {  // vector<bool> is packed: unpack it first
+    std::vector<uint8_t> bytes(values.begin(), values.end());
+    return FromHost(bytes.data(), bytes.size(), shape, DataType::kBool, device);
+  } else {
+    return FromHost(values.data(), values.size() * sizeof(T), shape, kDataTypeOf<T>, device);
+  }
+}
+
+template <typename T>
+Maybe<std::vector<T>> Tensor::ToVector() const {
+  OFLITE_CHECK_OR_RETURN(kDataTypeOf<T> == dtype_, TypeError)
+      << "Tensor::ToVector: the tensor holds " << dtype_ << ", not " << kDataTypeOf<T>;
+  if constexpr (std::is_same_v<T, bool>) {
+    std::vector<uint8_t> bytes(static_cast<size_t>(elem_cnt()));
+    OFLITE_JUST(CopyToHost(bytes.data(), bytes.size()));
+    return std::vector<bool>(bytes.begin(), bytes.end());
+  } else {
+    std::vector<T> values(static_cast<size_t>(elem_cnt()));
+    OFLITE_JUST(CopyToHost(values.data(), values.size() * sizeof(T)));
+    return values;
+  }
+}
+
+}  // namespace oflite
+
+#endif  // ONEFLOW_LITE_FRAMEWORK_TENSOR_H_

@@ -1,0 +1,83 @@
+#include "ops/softmax_ops.h"
+
+#include "oneflow_lite/framework/op_registry.h"
+
+namespace oflite {
+namespace ops {
+namespace {
+
+// Rows are independent, so any axis but the last (the softmax axis) may be split; every
+// argument splits alike. The grads are linear in dy, so (y broadcast, dy and dx partial-sum)
+// is valid for them too.
+std::vector<proto::SbpSignature> SplitRowsOrBroadcast(const InferContext& ctx, bool linear_in_dy) {
+  std::vector<std::string> args = ctx.schema().inputs();
+  args.insert(args.end(), ctx.schema().outputs().begin(), ctx.schema().outputs().end());
+  const int64_t rank = ctx.inputs()[0].shape.rank();
+  std::vector<proto::SbpSignature> signatures;
+  auto all_alike = [&](const proto::SbpParallel& sbp) {
+    proto::SbpSignature signature;
+    for (const std::string& arg : args) { (*signature.mutable_arg_sbp())[arg] = sbp; }
+    signatures.push_back(signature);
+  };
+  for (int64_t axis = 0; axis + 1 < rank; ++axis) { all_alike(SplitSbp(axis)); }
+  all_alike(BroadcastSbp());
+  if (linear_in_dy) {
+    proto::SbpSignature signature;
+    (*signature.mutable_arg_sbp())[kSoftmaxY] = BroadcastSbp();
+    (*signature.mutable_arg_sbp())[kSoftmaxDy] = PartialSumSbp();
+    (*signature.mutable_arg_sbp())[kSoftmaxDx] = PartialSumSbp();
+    signatures.push_back(signature);
+  }
+  return signatures;
+}
+
+Maybe<std::vector<proto::SbpSignature>> ForwardSbp(const InferContext& ctx) {
+  return SplitRowsOrBroadcast(ctx, /*linear_in_dy=*/false);
+}
+
+Maybe<std::vector<proto::SbpSignature>> GradSbp(const InferContext& ctx) {
+  return SplitRowsOrBroadcast(ctx, /*linear_in_dy=*/true);
+}
+
+Maybe<void> InferGrad(InferContext* ctx) {
+  const TensorDesc& y = ctx->Input(kSoftmaxY);
+  const TensorDesc& dy = ctx->Input(kSoftmaxDy);
+  OFLITE_CHECK_OR_RETURN(y.shape == dy.shape, ValueError)
+      << ctx->op_type() << ": y and dy must have the same shape, got y " << y.shape << " and dy "
+      << dy.shape;
+  OFLITE_CHECK_OR_RETURN(y.dtype == dy.dtype, TypeError)
+      << ctx->op_type() << ": y and dy must have the same dtype, got y " << y.dtype << " and dy "
+      << dy.dtype;
+  *ctx->MutOutput(kSoftmaxDx) = y;
+  return Ok();
+}
+
+OFLITE_REGISTER_OP(kSoftmaxOp)
+    .Input(kSoftmaxX)
+    .Output(kSoftmaxY)
+    .SetInferFn(InferSameAsInput(kSoftmaxX, kSoftmaxY))
+    .SetSbpFn(ForwardSbp);
+
+OFLITE_REGISTER_OP(kLogSoftmaxOp)
+    .Input(kSoftmaxX)
+    .Output(kSoftmaxY)
+    .SetInferFn(InferSameAsInput(kSoftmaxX, kSoftmaxY))
+    .SetSbpFn(ForwardSbp);
+
+OFLITE_REGISTER_OP(kSoftmaxGradOp)
+    .Input(kSoftmaxY)
+    .Input(kSoftmaxDy)
+    .Output(kSoftmaxDx)
+    .SetInferFn(InferGrad)
+    .SetSbpFn(GradSbp);
+
+OFLITE_REGISTER_OP(kLogSoftmaxGradOp)
+    .Input(kSoftmaxY)
+    .Input(kSoftmaxDy)
+    .Output(kSoftmaxDx)
+    .SetInferFn(InferGrad)
+    .SetSbpFn(GradSbp);
+
+}  // namespace
+}  // namespace ops
+}  // namespace oflite

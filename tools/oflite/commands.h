@@ -1,0 +1,33 @@
+// The `oflite` subcommands. Each returns the process exit status: 0 success, 1 a failed call
+// (the error printed to stderr), 2 a usage error.
+#ifndef ONEFLOW_LITE_TOOLS_OFLITE_COMMANDS_H_
+#define ONEFLOW_LITE_TOOLS_OFLITE_COMMANDS_H_
+
+#include <string>
+#include <vector>
+
+#include "oneflow_lite/common/error.h"
+
+namespace oflite {
+namespace cli {
+
+struct RunOptions {
+  std::string function;
+  std::vector<std::string> inputs;
+  std::vector<std::string> args;
+  std::string device = "cpu";
+  std::string output;
+  bool bfloat16_bits = false;
+};
+
+int OpsCommand(bool json);
+int RunCommand(const RunOptions& options);
+int DemoCommand();
+
+// Prints "oflite: <Kind>: <message>" to stderr and returns 1.
+int ReportError(const Error& error);
+
+}  // namespace cli
+}  // namespace oflite
+
+#endif  // ONEFLOW_LITE_TOOLS_OFLITE_COMMANDS_H_

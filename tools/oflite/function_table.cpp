@@ -1,0 +1,101 @@
+#include "tools/oflite/function_table.h"
+
+#include <algorithm>
+
+#include "functional/functional.h"
+
+namespace oflite {
+namespace cli {
+
+namespace {
+AttrDef Arg(const std::string& name, AttrType type) { return {name, type, std::nullopt}; }
+
+AttrDef ArgWithDefault(const std::string& name, const AttrValue& value) {
+  return {name, value.type(), value.proto()};
+}
+
+// A call of fn(t0, attr "dim") for the softmax family.
+template <Maybe<Tensor> (*kFn)(const Tensor&, int64_t)>
+Maybe<Tensor> CallWithDim(const std::vector<Tensor>& t, const AttrMap& a) {
+  int64_t dim = 0;
+  OFLITE_ASSIGN_OR_RETURN(dim, a.Get<int64_t>("dim"));
+  return kFn(t[0], dim);
+}
+
+template <Maybe<Tensor> (*kFn)(const Tensor&, const Tensor&, int64_t)>
+Maybe<Tensor> CallGradWithDim(const std::vector<Tensor>& t, const AttrMap& a) {
+  int64_t dim = 0;
+  OFLITE_ASSIGN_OR_RETURN(dim, a.Get<int64_t>("dim"));
+  return kFn(t[0], t[1], dim);
+}
+
+template <Maybe<Tensor> (*kFn)(const Tensor&, const std::vector<int64_t>&)>
+Maybe<Tensor> CallWithPerm(const std::vector<Tensor>& t, const AttrMap& a, const char* name) {
+  std::vector<int64_t> perm;
+  OFLITE_ASSIGN_OR_RETURN(perm, a.Get<std::vector<int64_t>>(name));
+  return kFn(t[0], perm);
+}
+}  // namespace
+
+const std::vector<FunctionEntry>& Functions() {
+  // dim defaults to -1 (the last axis), as users of softmax most often mean.
+  static const std::vector<FunctionEntry> functions = {
+      {"softmax", {"x"}, {ArgWithDefault("dim", -1)}, CallWithDim<functional::Softmax>},
+      {"log_softmax", {"x"}, {ArgWithDefault("dim", -1)}, CallWithDim<functional::LogSoftmax>},
+      {"softmax_grad", {"y", "dy"}, {ArgWithDefault("dim", -1)},
+       CallGradWithDim<functional::SoftmaxGrad>},
+      {"log_softmax_grad", {"y", "dy"}, {ArgWithDefault("dim", -1)},
+       CallGradWithDim<functional::LogSoftmaxGrad>},
+      {"transpose", {"x"}, {Arg("perm", AttrType::kListInt64)},
+       [](const std::vector<Tensor>& t, const AttrMap& a) {
+         return CallWithPerm<functional::Transpose>(t, a, "perm");
+       }},
+      {"permute", {"x"}, {Arg("dims", AttrType::kListInt64)},
+       [](const std::vector<Tensor>& t, const AttrMap& a) {
+         return CallWithPerm<functional::Permute>(t, a, "dims");
+       }},
+  };
+  return functions;
+}
+
+Maybe<const FunctionEntry*> FindFunction(const std::string& name) {
+  std::string known;
+  for (const FunctionEntry& f : Functions()) {
+    if (f.name == name) { return &f; }
+    known += (known.empty() ? "" : ", ") + f.name;
+  }
+  return OFLITE_ERROR(ValueError) << "unknown function '" << name << "' (known: " << known << ")";
+}
+
+Maybe<AttrMap> ParseArgs(const FunctionEntry& function, const std::vector<std::string>& pairs) {
+  AttrMap attrs;
+  for (const std::string& pair : pairs) {
+    const size_t eq = pair.find('=');
+    OFLITE_CHECK_OR_RETURN(eq != std::string::npos && eq > 0, ValueError)
+        << function.name << ": --arg '" << pair << "' is not NAME=VALUE";
+    const std::string name = pair.substr(0, eq);
+    auto def = std::find_if(function.args.begin(), function.args.end(),
+                            [&](const AttrDef& d) { return d.name == name; });
+    if (def == function.args.end()) {
+      std::string known;
+      for (const AttrDef& d : function.args) { known += (known.empty() ? "" : ", ") + d.name; }
+      return OFLITE_ERROR(ValueError) << function.name << ": unknown argument '" << name
+                                      << "' (arguments: " << known << ")";
+    }
+    auto parsed = ParseAttrValue(def->type, pair.substr(eq + 1));
+    OFLITE_CHECK_OR_RETURN(parsed.ok(), ValueError)
+        << function.name << ": argument '" << name << "': " << (parsed.ok() ? "" : parsed.error().message());
+    attrs.Set(name, AttrValue(parsed.value()));
+  }
+  for (const AttrDef& def : function.args) {
+    if (attrs.Has(def.name)) { continue; }
+    OFLITE_CHECK_OR_RETURN(def.default_value.has_value(), ValueError)
+        << function.name << ": missing argument '" << def.name << "' (" << AttrTypeName(def.type)
+        << "), give it with --arg " << def.name << "=VALUE";
+    attrs.Set(def.name, AttrValue(*def.default_value));
+  }
+  return attrs;
+}
+
+}  // namespace cli
+}  // namespace oflite
