@@ -8,7 +8,9 @@
 
 namespace oflite {
 
-Storage::~Storage() { allocator_->Deallocate(ptr_, bytes_); }
+Storage::~Storage() {
+  if (allocator_ != nullptr) { allocator_->Deallocate(ptr_, bytes_); }
+}
 
 Maybe<Tensor> Tensor::Empty(const Shape& shape, DataType data_type, const Device& device) {
   OFLITE_JUST(shape.Validate());
@@ -29,6 +31,23 @@ Maybe<Tensor> Tensor::Empty(const Shape& shape, DataType data_type, const Device
   tensor.strides_ = ContiguousStrides(shape);
   tensor.dtype_ = data_type;
   tensor.device_ = device;
+  return tensor;
+}
+
+Maybe<Tensor> Tensor::FromStorage(std::shared_ptr<Storage> storage, const Shape& shape,
+                                  DataType data_type) {
+  OFLITE_CHECK_OR_RETURN(storage != nullptr, ValueError) << "Tensor::FromStorage: null storage";
+  OFLITE_JUST(shape.Validate());
+  const size_t needed = static_cast<size_t>(shape.elem_cnt()) * DataTypeSize(data_type);
+  OFLITE_CHECK_OR_RETURN(needed <= storage->bytes(), ValueError)
+      << "Tensor::FromStorage: shape " << shape << " of " << data_type << " needs " << needed
+      << " bytes, the storage has " << storage->bytes();
+  Tensor tensor;
+  tensor.device_ = storage->device();
+  tensor.storage_ = std::move(storage);
+  tensor.shape_ = shape;
+  tensor.strides_ = ContiguousStrides(shape);
+  tensor.dtype_ = data_type;
   return tensor;
 }
 

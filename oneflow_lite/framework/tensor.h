@@ -18,7 +18,8 @@ namespace ep {
 class Allocator;
 }
 
-// Memory owned by one allocation on one device; freed when the last tensor lets go.
+// Memory of one allocation on one device, freed through its allocator when the last tensor
+// lets go. A null allocator means the memory belongs to the caller (see Tensor::FromStorage).
 class Storage {
  public:
   Storage(ep::Allocator* allocator, void* ptr, size_t bytes, Device device)
@@ -52,6 +53,10 @@ class Tensor {
                                   const Device& device = Device::Cpu());
   static Maybe<Tensor> Full(const Shape& shape, double value, DataType data_type,
                             const Device& device = Device::Cpu());
+  // A contiguous tensor over existing storage (e.g. memory the embedding program owns);
+  // ValueError when the storage is too small for shape and dtype.
+  static Maybe<Tensor> FromStorage(std::shared_ptr<Storage> storage, const Shape& shape,
+                                   DataType data_type);
 
   // Copies the elements to host memory of exactly nbytes() bytes.
   Maybe<void> CopyToHost(void* dst, size_t bytes) const;

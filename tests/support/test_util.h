@@ -1,0 +1,64 @@
+// Helpers shared by the test suites: seeded random inputs, dtype conversion through double,
+// plain double-precision references, and per-dtype tolerances.
+#ifndef ONEFLOW_LITE_TESTS_SUPPORT_TEST_UTIL_H_
+#define ONEFLOW_LITE_TESTS_SUPPORT_TEST_UTIL_H_
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "oneflow_lite/oneflow_lite.h"
+
+namespace oflite {
+namespace test {
+
+// Unwraps a Maybe in a test, failing with the error's full text.
+template <typename T>
+T Unwrap(Maybe<T> maybe) {
+  if (!maybe.ok()) { ADD_FAILURE() << maybe.error().ToString(); }
+  EXPECT_TRUE(maybe.ok());
+  return std::move(maybe).value();
+}
+
+// Expects an error of `kind` whose message contains every fragment.
+template <typename T>
+void ExpectError(const Maybe<T>& maybe, ErrorKind kind, const std::vector<std::string>& fragments) {
+  ASSERT_FALSE(maybe.ok()) << "expected " << ErrorKindName(kind) << ", got a value";
+  EXPECT_EQ(maybe.error().kind(), kind) << maybe.error().ToString();
+  for (const std::string& fragment : fragments) {
+    EXPECT_NE(maybe.error().message().find(fragment), std::string::npos)
+        << "message lacks '" << fragment << "': " << maybe.error().message();
+  }
+}
+
+// Uniform values in [lo, hi) from a fixed seed (print the seed in failures).
+std::vector<double> RandomValues(size_t count, uint64_t seed, double lo = -4.0, double hi = 4.0);
+// A tensor of `dtype` holding `values` (rounded to the dtype).
+Tensor MakeTensor(const std::vector<double>& values, const Shape& shape, DataType dtype,
+                  const Device& device = Device::Cpu());
+// The tensor's elements widened to double.
+std::vector<double> ToDoubles(const Tensor& tensor);
+// Values as the dtype stores them (what a kernel actually reads), widened back to double.
+std::vector<double> RoundTo(const std::vector<double>& values, DataType dtype);
+
+// Relative tolerance of softmax-like ops per dtype (DESIGN.md).
+double SoftmaxTolerance(DataType dtype);
+// |a - e| <= tol * max(1, |e|) for each element; NaN must match NaN. Reports the first misses.
+void ExpectAllClose(const std::vector<double>& actual, const std::vector<double>& expected,
+                    double tol, const std::string& context);
+
+// Plain double-precision references, over axis `dim` of a contiguous tensor of `shape`.
+std::vector<double> ReferenceSoftmax(const std::vector<double>& x, const Shape& shape, int64_t dim,
+                                     bool log);
+std::vector<double> ReferenceSoftmaxGrad(const std::vector<double>& y,
+                                         const std::vector<double>& dy, const Shape& shape,
+                                         int64_t dim, bool log);
+std::vector<double> ReferencePermute(const std::vector<double>& x, const Shape& shape,
+                                     const std::vector<int64_t>& perm);
+
+}  // namespace test
+}  // namespace oflite
+
+#endif  // ONEFLOW_LITE_TESTS_SUPPORT_TEST_UTIL_H_
