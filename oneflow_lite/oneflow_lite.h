@@ -7,6 +7,7 @@
 #include "oneflow_lite/common/device.h"
 #include "oneflow_lite/common/maybe.h"
 #include "oneflow_lite/common/shape.h"
+#include "oneflow_lite/ep/device.h"
 #include "oneflow_lite/framework/attr_map.h"
 #include "oneflow_lite/framework/interpreter.h"
 #include "oneflow_lite/framework/op_kernel.h"

@@ -1,0 +1,236 @@
+// Each op's SBP signatures are exactly the valid ones for a 3-D input. Validity is decided
+// independently of the op's own list: every candidate (each argument split on any axis,
+// broadcast or partial-sum) runs on two simulated ranks, and is valid when reassembling the
+// pieces reproduces the single-device result.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <set>
+
+#include "ops/softmax_ops.h"
+#include "ops/transpose_ops.h"
+#include "tests/support/test_util.h"
+
+namespace oflite {
+namespace test {
+namespace {
+
+constexpr int kRanks = 2;
+
+struct HostTensor {
+  Shape shape;
+  std::vector<double> values;
+};
+
+// Piece `rank` of `t` split in kRanks along `axis`.
+HostTensor SplitPiece(const HostTensor& t, int64_t axis, int rank) {
+  const int64_t outer = t.shape.Count(0, axis), inner = t.shape.Count(axis + 1, t.shape.rank());
+  const int64_t piece = t.shape[axis] / kRanks;
+  HostTensor out{t.shape, {}};
+  out.shape.Set(axis, piece);
+  for (int64_t o = 0; o < outer; ++o) {
+    const auto begin = t.values.begin() + (o * t.shape[axis] + rank * piece) * inner;
+    out.values.insert(out.values.end(), begin, begin + piece * inner);
+  }
+  return out;
+}
+
+HostTensor Concat(const std::vector<HostTensor>& pieces, int64_t axis) {
+  HostTensor out{pieces[0].shape, {}};
+  out.shape.Set(axis, pieces[0].shape[axis] * kRanks);
+  const int64_t outer = out.shape.Count(0, axis);
+  for (int64_t o = 0; o < outer; ++o) {
+    for (const HostTensor& p : pieces) {
+      const int64_t block = p.shape.Count(axis, p.shape.rank());
+      const auto begin = p.values.begin() + o * block;
+      out.values.insert(out.values.end(), begin, begin + block);
+    }
+  }
+  return out;
+}
+
+bool SameAs(const HostTensor& a, const HostTensor& b) {
+  if (a.shape != b.shape) { return false; }
+  for (size_t i = 0; i < a.values.size(); ++i) {
+    if (std::abs(a.values[i] - b.values[i]) > 1e-9 * std::max(1.0, std::abs(b.values[i]))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::vector<proto::SbpParallel> Candidates(int64_t rank) {
+  std::vector<proto::SbpParallel> all;
+  for (int64_t axis = 0; axis < rank; ++axis) { all.push_back(SplitSbp(axis)); }
+  all.push_back(BroadcastSbp());
+  all.push_back(PartialSumSbp());
+  return all;
+}
+
+class SbpSimulation {
+ public:
+  SbpSimulation(std::string op_type, std::vector<HostTensor> inputs, AttrMap attrs)
+      : op_type_(std::move(op_type)), inputs_(std::move(inputs)), attrs_(std::move(attrs)) {
+    schema_ = Unwrap(OpRegistry::Global().Find(op_type_));
+    full_ = Run(inputs_).value();
+  }
+
+  // Every candidate signature that reproduces the single-device result, as strings.
+  std::set<std::string> ValidSignatures() {
+    std::vector<std::string> args = ArgOrder();
+    std::set<std::string> valid;
+    std::vector<proto::SbpParallel> chosen(args.size());
+    std::function<void(size_t)> choose = [&](size_t i) {
+      if (i == args.size()) {
+        proto::SbpSignature signature;
+        for (size_t k = 0; k < args.size(); ++k) { (*signature.mutable_arg_sbp())[args[k]] = chosen[k]; }
+        if (IsValid(chosen)) { valid.insert(SbpSignatureToString(signature, args)); }
+        return;
+      }
+      const int64_t rank = i < inputs_.size() ? inputs_[i].shape.rank()
+                                              : full_[i - inputs_.size()].shape.rank();
+      for (const proto::SbpParallel& sbp : Candidates(rank)) {
+        chosen[i] = sbp;
+        choose(i + 1);
+      }
+    };
+    choose(0);
+    return valid;
+  }
+
+  // What the op lists, as strings.
+  std::set<std::string> ListedSignatures() {
+    std::vector<TensorDesc> descs;
+    for (const HostTensor& t : inputs_) { descs.push_back({t.shape, DataType::kFloat64}); }
+    const AttrMap complete = Unwrap(schema_->CompleteAttrs(attrs_));
+    std::set<std::string> listed;
+    for (const proto::SbpSignature& s : Unwrap(schema_->SbpSignatures(descs, complete))) {
+      listed.insert(SbpSignatureToString(s, ArgOrder()));
+    }
+    return listed;
+  }
+
+ private:
+  std::vector<std::string> ArgOrder() const {
+    std::vector<std::string> args = schema_->inputs();
+    args.insert(args.end(), schema_->outputs().begin(), schema_->outputs().end());
+    return args;
+  }
+
+  Maybe<std::vector<HostTensor>> Run(const std::vector<HostTensor>& inputs) const {
+    std::vector<Tensor> tensors;
+    for (const HostTensor& t : inputs) { tensors.push_back(MakeTensor(t.values, t.shape, DataType::kFloat64)); }
+    std::vector<Tensor> outputs;
+    OFLITE_ASSIGN_OR_RETURN(outputs, Dispatch(op_type_, tensors, attrs_));
+    std::vector<HostTensor> host;
+    for (const Tensor& t : outputs) { host.push_back({t.shape(), ToDoubles(t)}); }
+    return host;
+  }
+
+  // The local input of `rank` under `sbp`; partial-sum pieces are random and add up to t.
+  HostTensor LocalInput(const HostTensor& t, const proto::SbpParallel& sbp, int rank,
+                        uint64_t seed) const {
+    if (sbp.has_split_parallel()) { return SplitPiece(t, sbp.split_parallel().axis(), rank); }
+    if (sbp.has_broadcast_parallel()) { return t; }
+    HostTensor part{t.shape, RandomValues(t.values.size(), seed)};
+    if (rank == kRanks - 1) {
+      for (size_t i = 0; i < t.values.size(); ++i) { part.values[i] = t.values[i] - part.values[i]; }
+    }
+    return part;
+  }
+
+  // Reassembles one output from its per-rank pieces and compares with the full result.
+  static bool Reassembles(const std::vector<HostTensor>& pieces, const proto::SbpParallel& sbp,
+                          const HostTensor& full) {
+    if (sbp.has_split_parallel()) {
+      const int64_t axis = sbp.split_parallel().axis();
+      for (const HostTensor& p : pieces) {
+        if (p.shape.rank() != full.shape.rank()) { return false; }
+      }
+      return SameAs(Concat(pieces, axis), full);
+    }
+    if (sbp.has_broadcast_parallel()) {
+      for (const HostTensor& p : pieces) {
+        if (!SameAs(p, full)) { return false; }
+      }
+      return true;
+    }
+    HostTensor sum = pieces[0];
+    for (size_t r = 1; r < pieces.size(); ++r) {
+      if (pieces[r].shape != sum.shape) { return false; }
+      for (size_t i = 0; i < sum.values.size(); ++i) { sum.values[i] += pieces[r].values[i]; }
+    }
+    return SameAs(sum, full);
+  }
+
+  bool IsValid(const std::vector<proto::SbpParallel>& chosen) const {
+    // the same partial-sum split for every candidate keeps the check deterministic
+    std::vector<std::vector<HostTensor>> outputs_per_rank;
+    for (int rank = 0; rank < kRanks; ++rank) {
+      std::vector<HostTensor> local;
+      for (size_t i = 0; i < inputs_.size(); ++i) {
+        local.push_back(LocalInput(inputs_[i], chosen[i], rank, 1000 + i));
+      }
+      Maybe<std::vector<HostTensor>> out = Run(local);
+      if (!out.ok()) { return false; }  // e.g. pieces of mismatched shapes
+      outputs_per_rank.push_back(out.value());
+    }
+    for (size_t o = 0; o < full_.size(); ++o) {
+      std::vector<HostTensor> pieces;
+      for (const auto& outs : outputs_per_rank) { pieces.push_back(outs[o]); }
+      if (!Reassembles(pieces, chosen[inputs_.size() + o], full_[o])) { return false; }
+    }
+    return true;
+  }
+
+  std::string op_type_;
+  std::vector<HostTensor> inputs_;
+  AttrMap attrs_;
+  const OpSchema* schema_ = nullptr;
+  std::vector<HostTensor> full_;
+};
+
+const Shape kShape3d = {4, 6, 8};  // even dims: every axis splits in two
+
+HostTensor Random3d(uint64_t seed) {
+  return {kShape3d, RandomValues(static_cast<size_t>(kShape3d.elem_cnt()), seed)};
+}
+
+void ExpectListedAreExactlyValid(SbpSimulation simulation, const std::string& what) {
+  const std::set<std::string> valid = simulation.ValidSignatures();
+  const std::set<std::string> listed = simulation.ListedSignatures();
+  EXPECT_FALSE(valid.empty()) << what;
+  EXPECT_EQ(listed, valid) << what;
+}
+
+TEST(SbpSignatures, SoftmaxAndLogSoftmaxListExactlyTheValidOnes) {
+  for (const char* op : {ops::kSoftmaxOp, ops::kLogSoftmaxOp}) {
+    ExpectListedAreExactlyValid(SbpSimulation(op, {Random3d(1)}, {}), op);
+  }
+}
+
+TEST(SbpSignatures, GradsListExactlyTheValidOnes) {
+  for (const char* op : {ops::kSoftmaxGradOp, ops::kLogSoftmaxGradOp}) {
+    ExpectListedAreExactlyValid(SbpSimulation(op, {Random3d(2), Random3d(3)}, {}), op);
+  }
+}
+
+TEST(SbpSignatures, TransposeListsExactlyTheValidOnesForEveryPermutation) {
+  std::vector<int64_t> perm = {0, 1, 2};
+  do {
+    ExpectListedAreExactlyValid(
+        SbpSimulation(ops::kTransposeOp, {Random3d(4)}, {{ops::kTransposePerm, perm}}),
+        "transpose perm " + AttrValueToString(AttrValue(perm).proto()));
+  } while (std::next_permutation(perm.begin(), perm.end()));
+}
+
+TEST(SbpSignatures, SoftmaxNeverSplitsTheLastAxis) {
+  SbpSimulation simulation(ops::kSoftmaxOp, {Random3d(5)}, {});
+  for (const std::string& s : simulation.ListedSignatures()) {
+    EXPECT_EQ(s.find("S(2)"), std::string::npos) << s;
+  }
+}
+
+}  // namespace
+}  // namespace test
+}  // namespace oflite

@@ -1,0 +1,116 @@
+// CPU softmax-family primitives against the double-precision reference, every float dtype,
+// row lengths around the sizes the CUDA provider will switch implementations at.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "primitive/softmax.h"
+#include "primitive/softmax_backward.h"
+#include "tests/support/test_util.h"
+
+namespace oflite {
+namespace test {
+namespace {
+
+struct RowShape {
+  size_t rows;
+  size_t cols;
+};
+const RowShape kRowShapes[] = {{1, 1}, {3, 7}, {5, 32}, {4, 33}, {2, 1000}, {3, 1024},
+                               {2, 1025}, {2, 4096}, {1, 12345}};
+
+ep::Stream* CpuStream() { return Unwrap(ep::GetDevice(Device::Cpu()))->default_stream(); }
+
+// An output tensor poisoned with NaN, so an element the primitive skips fails the comparison.
+Tensor Poisoned(const Shape& shape, DataType dtype) {
+  return Unwrap(Tensor::Full(shape, NAN, dtype));
+}
+
+class SoftmaxPrimitiveTest : public ::testing::TestWithParam<DataType> {};
+
+TEST_P(SoftmaxPrimitiveTest, ForwardMatchesReference) {
+  const DataType dtype = GetParam();
+  for (bool log : {false, true}) {
+    for (const RowShape& rs : kRowShapes) {
+      const Shape shape = {static_cast<int64_t>(rs.rows), static_cast<int64_t>(rs.cols)};
+      const uint64_t seed = rs.rows * 7919 + rs.cols;
+      const std::vector<double> x = RoundTo(RandomValues(rs.rows * rs.cols, seed), dtype);
+      const Tensor x_t = MakeTensor(x, shape, dtype);
+      const Tensor y_t = Poisoned(shape, dtype);
+      std::unique_ptr<primitive::Softmax> softmax;
+      std::unique_ptr<primitive::LogSoftmax> log_softmax;
+      if (log) {
+        log_softmax = primitive::NewPrimitive<primitive::LogSoftmaxFactory>(DeviceType::kCPU, dtype);
+        ASSERT_NE(log_softmax, nullptr);
+        ASSERT_TRUE(log_softmax->Launch(CpuStream(), rs.rows, rs.cols, x_t.data(), y_t.mut_data()).ok());
+      } else {
+        softmax = primitive::NewPrimitive<primitive::SoftmaxFactory>(DeviceType::kCPU, dtype);
+        ASSERT_NE(softmax, nullptr);
+        ASSERT_TRUE(softmax->Launch(CpuStream(), rs.rows, rs.cols, x_t.data(), y_t.mut_data()).ok());
+      }
+      ExpectAllClose(ToDoubles(y_t), ReferenceSoftmax(x, shape, 1, log), SoftmaxTolerance(dtype),
+                     std::string(log ? "log_softmax " : "softmax ") + DataTypeName(dtype) + " " +
+                         shape.ToString() + " seed " + std::to_string(seed));
+    }
+  }
+}
+
+TEST_P(SoftmaxPrimitiveTest, BackwardMatchesReference) {
+  const DataType dtype = GetParam();
+  for (bool log : {false, true}) {
+    for (const RowShape& rs : kRowShapes) {
+      const Shape shape = {static_cast<int64_t>(rs.rows), static_cast<int64_t>(rs.cols)};
+      const uint64_t seed = rs.rows * 104729 + rs.cols;
+      // y as the forward pass makes it, so the sums have realistic magnitudes.
+      const std::vector<double> y = RoundTo(
+          ReferenceSoftmax(RandomValues(rs.rows * rs.cols, seed), shape, 1, log), dtype);
+      const std::vector<double> dy = RoundTo(RandomValues(rs.rows * rs.cols, seed + 1), dtype);
+      const Tensor y_t = MakeTensor(y, shape, dtype), dy_t = MakeTensor(dy, shape, dtype);
+      const Tensor dx_t = Poisoned(shape, dtype);
+      Maybe<void> launched = Ok();
+      if (log) {
+        auto p = primitive::NewPrimitive<primitive::LogSoftmaxBackwardFactory>(DeviceType::kCPU, dtype);
+        ASSERT_NE(p, nullptr);
+        launched = p->Launch(CpuStream(), rs.rows, rs.cols, y_t.data(), dy_t.data(), dx_t.mut_data());
+      } else {
+        auto p = primitive::NewPrimitive<primitive::SoftmaxBackwardFactory>(DeviceType::kCPU, dtype);
+        ASSERT_NE(p, nullptr);
+        launched = p->Launch(CpuStream(), rs.rows, rs.cols, y_t.data(), dy_t.data(), dx_t.mut_data());
+      }
+      ASSERT_TRUE(launched.ok());
+      const std::vector<double> expected = ReferenceSoftmaxGrad(y, dy, shape, 1, log);
+      ExpectAllClose(ToDoubles(dx_t), expected, SoftmaxTolerance(dtype),
+                     std::string(log ? "log_softmax_backward " : "softmax_backward ") +
+                         DataTypeName(dtype) + " " + shape.ToString() + " seed " +
+                         std::to_string(seed));
+    }
+  }
+}
+
+TEST_P(SoftmaxPrimitiveTest, NameSaysDeviceAlgorithmAndDtype) {
+  const DataType dtype = GetParam();
+  auto softmax = primitive::NewPrimitive<primitive::SoftmaxFactory>(DeviceType::kCPU, dtype);
+  ASSERT_NE(softmax, nullptr);
+  EXPECT_EQ(softmax->name(), std::string("cpu.softmax<") + DataTypeName(dtype) + ">");
+}
+
+INSTANTIATE_TEST_SUITE_P(FloatDtypes, SoftmaxPrimitiveTest,
+                         ::testing::Values(DataType::kFloat32, DataType::kFloat64,
+                                           DataType::kFloat16, DataType::kBFloat16),
+                         [](const auto& info) { return std::string(DataTypeName(info.param)); });
+
+TEST(SoftmaxPrimitive, FactoryRefusesNonFloatingDtypes) {
+  for (DataType dtype : {DataType::kInt8, DataType::kUInt8, DataType::kInt32, DataType::kInt64,
+                         DataType::kBool}) {
+    EXPECT_EQ(primitive::NewPrimitive<primitive::SoftmaxFactory>(DeviceType::kCPU, dtype), nullptr)
+        << DataTypeName(dtype);
+    EXPECT_EQ(primitive::NewPrimitive<primitive::SoftmaxBackwardFactory>(DeviceType::kCPU, dtype),
+              nullptr)
+        << DataTypeName(dtype);
+  }
+}
+
+}  // namespace
+}  // namespace test
+}  // namespace oflite
