@@ -1,7 +1,7 @@
 // `oflite demo`: softmax over dim 0 and the last dim, and log_softmax, on one small tensor,
 // printing results and which kernel and primitive served each dispatch.
-#include <cstdio>
 #include <functional>
+#include <iomanip>
 #include <iostream>
 
 #include "functional/functional.h"
@@ -17,8 +17,8 @@ void PrintMatrix(const Shape& shape, const std::vector<float>& values) {
   for (int64_t r = 0; r < shape[0]; ++r) {
     std::cout << "    [";
     for (int64_t c = 0; c < shape[1]; ++c) {
-      std::printf("%s%9.5f", c ? ", " : "", values[static_cast<size_t>(r * shape[1] + c)]);
-      std::fflush(stdout);
+      std::cout << (c ? ", " : "") << std::fixed << std::setprecision(5) << std::setw(9)
+                << values[static_cast<size_t>(r * shape[1] + c)];
     }
     std::cout << "]\n";
   }
