@@ -1,5 +1,8 @@
 #include "oneflow_lite/framework/tensor.h"
 
+#include <cmath>
+#include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "oneflow_lite/ep/device.h"
@@ -78,8 +81,26 @@ Maybe<Tensor> Tensor::FromHost(const void* data, size_t bytes, const Shape& shap
   return tensor;
 }
 
+namespace {
+// Integer and bool tensors cannot hold NaN, infinities or values outside their range.
+Maybe<void> CheckRepresentable(double value, DataType data_type) {
+  return VisitDataType(data_type, [&](auto tag) -> Maybe<void> {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_integral_v<T>) {
+      const bool fits = std::isfinite(value) &&
+                        value >= static_cast<double>(std::numeric_limits<T>::lowest()) &&
+                        value < std::ldexp(1.0, std::numeric_limits<T>::digits);  // max + 1
+      OFLITE_CHECK_OR_RETURN(fits, ValueError)
+          << "Tensor::Full: value " << value << " cannot be stored as " << data_type;
+    }
+    return Ok();
+  });
+}
+}  // namespace
+
 Maybe<Tensor> Tensor::Full(const Shape& shape, double value, DataType data_type,
                            const Device& device) {
+  OFLITE_JUST(CheckRepresentable(value, data_type));
   Tensor tensor;
   OFLITE_ASSIGN_OR_RETURN(tensor, Empty(shape, data_type, device));
   if (tensor.elem_cnt() == 0) { return tensor; }
