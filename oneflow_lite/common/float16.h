@@ -3,6 +3,7 @@
 #ifndef ONEFLOW_LITE_COMMON_FLOAT16_H_
 #define ONEFLOW_LITE_COMMON_FLOAT16_H_
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -64,6 +65,17 @@ inline uint16_t FloatToBfloat16Bits(float f) {
 }
 
 inline float Bfloat16BitsToFloat(uint16_t b) { return BitsToFloat(static_cast<uint32_t>(b) << 16); }
+
+// double -> float rounded to odd: truncate, then set the last bit when anything was dropped.
+// Rounding that float to 16 bits then equals rounding the double directly (float keeps far more
+// than the 2 extra bits this needs); plain double -> float -> 16 bits would round twice and
+// could land on a false tie.
+inline float DoubleToFloatRoundToOdd(double d) {
+  float f = static_cast<float>(d);
+  if (std::isnan(f) || std::isinf(f) || static_cast<double>(f) == d) { return f; }
+  if (std::fabs(static_cast<double>(f)) > std::fabs(d)) { f = std::nextafter(f, 0.0f); }
+  return BitsToFloat(FloatBits(f) | 1u);
+}
 }  // namespace detail
 
 // The two half types differ only in their bit conversions.
@@ -73,7 +85,7 @@ struct HalfPrecision {
 
   HalfPrecision() = default;
   explicit HalfPrecision(float f) : bits(kFromFloat(f)) {}
-  explicit HalfPrecision(double d) : HalfPrecision(static_cast<float>(d)) {}
+  explicit HalfPrecision(double d) : HalfPrecision(detail::DoubleToFloatRoundToOdd(d)) {}
   static HalfPrecision FromBits(uint16_t b) {
     HalfPrecision h;
     h.bits = b;

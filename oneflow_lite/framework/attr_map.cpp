@@ -1,6 +1,7 @@
 #include "oneflow_lite/framework/attr_map.h"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <sstream>
 
@@ -143,8 +144,8 @@ Maybe<proto::AttrValue> ParseAttrValue(AttrType type, const std::string& text) {
       ok = ParseInt64(text, &i);
       value.set_at_int64(i);
       break;
-    case AttrType::kFloat:
-      ok = ParseDouble(text, &d);
+    case AttrType::kFloat:  // finite text must stay finite as a float ("inf" stays allowed)
+      ok = ParseDouble(text, &d) && (!std::isfinite(d) || std::isfinite(static_cast<float>(d)));
       value.set_at_float(static_cast<float>(d));
       break;
     case AttrType::kDouble:

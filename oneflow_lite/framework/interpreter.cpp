@@ -1,5 +1,7 @@
 #include "oneflow_lite/framework/interpreter.h"
 
+#include <algorithm>
+
 #include "oneflow_lite/ep/device.h"
 #include "oneflow_lite/framework/op_kernel.h"
 #include "oneflow_lite/framework/op_registry.h"
@@ -7,7 +9,10 @@
 namespace oflite {
 
 namespace {
-thread_local DispatchTrace* current_trace = nullptr;
+// Live traces of this thread, innermost last. A trace removes itself wherever it stands, so
+// traces destroyed out of order (e.g. one held in a reassigned unique_ptr) leave no dangling
+// pointer behind.
+thread_local std::vector<DispatchTrace*> live_traces;
 
 Maybe<void> CheckInputs(const OpSchema& schema, const std::vector<Tensor>& inputs) {
   OFLITE_CHECK_OR_RETURN(inputs.size() == schema.inputs().size(), ValueError)
@@ -53,8 +58,10 @@ proto::OpConf MakeOpConf(const OpSchema& schema, const AttrMap& attrs) {
 }
 }  // namespace
 
-DispatchTrace::DispatchTrace() : previous_(current_trace) { current_trace = this; }
-DispatchTrace::~DispatchTrace() { current_trace = previous_; }
+DispatchTrace::DispatchTrace() { live_traces.push_back(this); }
+DispatchTrace::~DispatchTrace() {
+  live_traces.erase(std::find(live_traces.begin(), live_traces.end(), this));
+}
 
 Maybe<std::vector<Tensor>> Dispatch(const std::string& op_type, const std::vector<Tensor>& inputs,
                                     const AttrMap& attrs) {
@@ -95,8 +102,8 @@ Maybe<std::vector<Tensor>> Dispatch(const std::string& op_type, const std::vecto
   KernelComputeContext ctx(schema, &inputs, &outputs, &complete_attrs,
                            ep_device->default_stream());
   OFLITE_JUST(kernel->kernel->Compute(&ctx));
-  if (current_trace != nullptr) {
-    current_trace->Add({MakeOpConf(*schema, complete_attrs), device, kernel->name,
+  if (!live_traces.empty()) {
+    live_traces.back()->Add({MakeOpConf(*schema, complete_attrs), device, kernel->name,
                         ctx.primitives()});
   }
   return outputs;

@@ -28,7 +28,8 @@ struct DispatchRecord {
   std::vector<std::string> primitives;
 };
 
-// While alive, records every dispatch on this thread (innermost trace only).
+// While alive, records every dispatch on this thread (the most recently created live trace
+// gets the records).
 class DispatchTrace {
  public:
   DispatchTrace();
@@ -40,7 +41,6 @@ class DispatchTrace {
   void Add(DispatchRecord record) { records_.push_back(std::move(record)); }
 
  private:
-  DispatchTrace* previous_;
   std::vector<DispatchRecord> records_;
 };
 

@@ -82,11 +82,12 @@ Maybe<Tensor> Tensor::FromHost(const void* data, size_t bytes, const Shape& shap
 }
 
 namespace {
-// Integer and bool tensors cannot hold NaN, infinities or values outside their range.
+// Integer tensors cannot hold NaN, infinities or values outside their range. Bool takes any
+// value, nonzero meaning true (as torch.full does).
 Maybe<void> CheckRepresentable(double value, DataType data_type) {
   return VisitDataType(data_type, [&](auto tag) -> Maybe<void> {
     using T = typename decltype(tag)::type;
-    if constexpr (std::is_integral_v<T>) {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
       const bool fits = std::isfinite(value) &&
                         value >= static_cast<double>(std::numeric_limits<T>::lowest()) &&
                         value < std::ldexp(1.0, std::numeric_limits<T>::digits);  // max + 1

@@ -205,3 +205,25 @@ TEST(SoftmaxFunctional, NonLastDimTravelsThroughOneTransposeEachWay) {
 }  // namespace
 }  // namespace test
 }  // namespace oflite
+
+namespace oflite {
+namespace test {
+namespace {
+
+TEST(DispatchTraceOrder, OutOfOrderDestructionLeavesNoDanglingTrace) {
+  const Tensor x = MakeTensor(RandomValues(6, 4), Shape{2, 3}, DataType::kFloat32);
+  auto outer = std::make_unique<DispatchTrace>();
+  auto inner = std::make_unique<DispatchTrace>();
+  outer.reset();  // destroyed before the trace created after it
+  Unwrap(functional::Softmax(x, 1));
+  EXPECT_EQ(inner->records().size(), 1u);
+  inner.reset();
+  Unwrap(functional::Softmax(x, 1));  // no live trace: must not touch freed memory
+  DispatchTrace last;
+  Unwrap(functional::Softmax(x, 1));
+  EXPECT_EQ(last.records().size(), 1u);
+}
+
+}  // namespace
+}  // namespace test
+}  // namespace oflite

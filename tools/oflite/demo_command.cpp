@@ -26,32 +26,40 @@ void PrintMatrix(const Shape& shape, const std::vector<float>& values) {
 
 using Call = std::function<Maybe<Tensor>(const Tensor&)>;
 
+struct TracedResult {
+  Maybe<Tensor> y;
+  std::vector<DispatchRecord> records;
+};
+
+TracedResult RunTraced(const Call& call, const Tensor& x) {
+  DispatchTrace trace;
+  Maybe<Tensor> y = call(x);
+  return {std::move(y), trace.records()};
+}
+
 // Runs the call on `device` and reports how it travelled. NotImplemented means the device's
 // provider cannot serve it (yet); only then does the demo move the call to the CPU.
 Maybe<void> Show(const std::string& title, const Call& call, const Tensor& x_cpu,
                  const Device& preferred) {
   std::cout << "\n" << title << "\n";
-  Device device = preferred;
   Tensor x;
-  OFLITE_ASSIGN_OR_RETURN(x, x_cpu.To(device));
-  auto trace = std::make_unique<DispatchTrace>();
-  Maybe<Tensor> y = call(x);
-  if (!y.ok() && y.error().kind() == ErrorKind::kNotImplemented && device != Device::Cpu()) {
-    std::cout << "  (" << device << " cannot serve this call yet: " << y.error().message()
-              << "; running it on cpu)\n";
-    device = Device::Cpu();
-    trace = std::make_unique<DispatchTrace>();
-    y = call(x_cpu);
+  OFLITE_ASSIGN_OR_RETURN(x, x_cpu.To(preferred));
+  TracedResult result = RunTraced(call, x);
+  if (!result.y.ok() && result.y.error().kind() == ErrorKind::kNotImplemented &&
+      preferred != Device::Cpu()) {
+    std::cout << "  (" << preferred << " cannot serve this call yet: "
+              << result.y.error().message() << "; running it on cpu)\n";
+    result = RunTraced(call, x_cpu);
   }
-  OFLITE_JUST(y);
-  for (const DispatchRecord& record : trace->records()) {
+  OFLITE_JUST(result.y);
+  for (const DispatchRecord& record : result.records) {
     std::cout << "  dispatch " << record.op_conf.op_type() << " on " << record.device
               << ": kernel " << record.kernel << ", primitive";
     for (const std::string& p : record.primitives) { std::cout << " " << p; }
     std::cout << "\n";
   }
   Tensor y_cpu;
-  OFLITE_ASSIGN_OR_RETURN(y_cpu, y.value().To(Device::Cpu()));
+  OFLITE_ASSIGN_OR_RETURN(y_cpu, result.y.value().To(Device::Cpu()));
   std::vector<float> values;
   OFLITE_ASSIGN_OR_RETURN(values, y_cpu.ToVector<float>());
   PrintMatrix(y_cpu.shape(), values);

@@ -1,6 +1,7 @@
 #include "tools/oflite/npy.h"
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <regex>
@@ -48,6 +49,10 @@ Maybe<std::string> HeaderField(const std::string& path, const std::string& heade
 }
 
 Maybe<Shape> ParseShape(const std::string& path, const std::string& tuple) {
+  // A Python tuple of non-negative integers: (), (3,), (2, 3), with optional trailing comma.
+  static const std::regex kTuple(R"(\(\s*(\d+\s*,\s*)*(\d+\s*,?\s*)?\))");
+  OFLITE_CHECK_OR_RETURN(std::regex_match(tuple, kTuple), ValueError)
+      << path << ": shape " << tuple << " is not a tuple of non-negative integers";
   std::vector<int64_t> dims;
   const std::regex number("\\d+");
   for (auto it = std::sregex_iterator(tuple.begin(), tuple.end(), number);
@@ -64,6 +69,9 @@ Maybe<Shape> ParseShape(const std::string& path, const std::string& tuple) {
 }  // namespace
 
 Maybe<Tensor> Load(const std::string& path, const Device& device) {
+  std::error_code ignored;
+  OFLITE_CHECK_OR_RETURN(!std::filesystem::is_directory(path, ignored), ValueError)
+      << path << ": is a directory, not a .npy file";
   std::ifstream file(path, std::ios::binary);
   OFLITE_CHECK_OR_RETURN(file.good(), ValueError) << path << ": cannot open file";
   std::vector<char> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
@@ -125,10 +133,12 @@ Maybe<void> Save(const std::string& path, const Tensor& tensor, bool bfloat16_bi
       descr = (DataTypeSize(d.dtype) == 1 ? "|" : "<") + std::string(d.text);
     }
   }
+  // As NumPy writes it: (), (3,), (2, 3)
   std::string shape = "(";
-  for (int64_t dim : tensor.shape().dims()) { shape += std::to_string(dim) + ","; }
-  if (tensor.rank() > 1) { shape.pop_back(); }
-  shape += ")";
+  for (int64_t i = 0; i < tensor.rank(); ++i) {
+    shape += (i ? ", " : "") + std::to_string(tensor.shape()[i]);
+  }
+  shape += tensor.rank() == 1 ? ",)" : ")";
   std::string header =
       "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
   // Pad with spaces so the data starts on a 64-byte boundary, ending the header with '\n'.

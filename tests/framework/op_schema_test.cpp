@@ -1,0 +1,129 @@
+// OpSchema: attribute completion, inference, SBP signatures and their text forms, checked on the
+// shipped ops through the registry.
+#include "oneflow_lite/framework/op_schema.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "oneflow_lite/framework/op_registry.h"
+#include "tests/support/test_util.h"
+
+namespace oflite {
+namespace {
+
+using test::ExpectError;
+using test::Unwrap;
+
+const OpSchema& Schema(const std::string& op) { return *Unwrap(OpRegistry::Global().Find(op)); }
+
+// Each signature as text, e.g. "x:S(1) y:S(0)", for order-free comparison.
+std::set<std::string> SignatureTexts(const std::vector<proto::SbpSignature>& signatures,
+                                     const std::vector<std::string>& args) {
+  std::set<std::string> texts;
+  for (const proto::SbpSignature& s : signatures) {
+    texts.insert(SbpSignatureToString(s, args));
+  }
+  return texts;
+}
+
+TEST(SbpTest, ToString) {
+  EXPECT_EQ(SbpToString(SplitSbp(1)), "S(1)");
+  EXPECT_EQ(SbpToString(SplitSbp(0)), "S(0)");
+  EXPECT_EQ(SbpToString(BroadcastSbp()), "B");
+  EXPECT_EQ(SbpToString(PartialSumSbp()), "P");
+  EXPECT_EQ(SbpToString(proto::SbpParallel()), "?");
+  EXPECT_TRUE(SplitSbp(3).has_split_parallel());
+  EXPECT_EQ(SplitSbp(3).split_parallel().axis(), 3);
+}
+
+TEST(SbpTest, SignatureToStringFollowsArgOrder) {
+  proto::SbpSignature signature;
+  (*signature.mutable_arg_sbp())["x"] = SplitSbp(0);
+  (*signature.mutable_arg_sbp())["y"] = BroadcastSbp();
+  EXPECT_EQ(SbpSignatureToString(signature, {"x", "y"}), "x:S(0) y:B");
+  EXPECT_EQ(SbpSignatureToString(signature, {"y", "x"}), "y:B x:S(0)");
+  EXPECT_EQ(SbpSignatureToString(signature, {"x", "z"}), "x:S(0) z:?");
+}
+
+TEST(OpSchemaTest, TransposeInferenceAndSbp) {
+  const OpSchema& schema = Schema("transpose");
+  const AttrMap attrs = Unwrap(schema.CompleteAttrs({{"perm", std::vector<int64_t>{2, 0, 1}}}));
+  const std::vector<TensorDesc> outputs =
+      Unwrap(schema.InferOutputs({{Shape({2, 3, 4}), DataType::kInt8}}, attrs));
+  ASSERT_EQ(outputs.size(), 1u);
+  EXPECT_EQ(outputs[0].shape, Shape({4, 2, 3}));  // y.shape[i] = x.shape[perm[i]]
+  EXPECT_EQ(outputs[0].dtype, DataType::kInt8);
+
+  // y's axis i is x's axis perm[i], so splitting one splits the other.
+  const AttrMap swap = Unwrap(schema.CompleteAttrs({{"perm", std::vector<int64_t>{1, 0}}}));
+  const auto signatures = Unwrap(schema.SbpSignatures({{Shape({2, 3}), DataType::kFloat32}}, swap));
+  EXPECT_EQ(SignatureTexts(signatures, {"x", "y"}),
+            (std::set<std::string>{"x:S(1) y:S(0)", "x:S(0) y:S(1)", "x:B y:B", "x:P y:P"}));
+}
+
+TEST(OpSchemaTest, SoftmaxSbpNeverSplitsTheLastAxis) {
+  const OpSchema& schema = Schema("softmax");
+  const AttrMap attrs = Unwrap(schema.CompleteAttrs({}));
+  const auto signatures =
+      Unwrap(schema.SbpSignatures({{Shape({2, 3, 4}), DataType::kFloat32}}, attrs));
+  EXPECT_EQ(SignatureTexts(signatures, {"x", "y"}),
+            (std::set<std::string>{"x:S(0) y:S(0)", "x:S(1) y:S(1)", "x:B y:B"}));
+
+  const OpSchema& grad = Schema("softmax_grad");
+  const auto grad_signatures = Unwrap(grad.SbpSignatures(
+      {{Shape({5, 6}), DataType::kFloat32}, {Shape({5, 6}), DataType::kFloat32}}, attrs));
+  EXPECT_EQ(SignatureTexts(grad_signatures, {"y", "dy", "dx"}),
+            (std::set<std::string>{"y:S(0) dy:S(0) dx:S(0)", "y:B dy:B dx:B", "y:B dy:P dx:P"}));
+}
+
+TEST(OpSchemaTest, CompleteAttrsErrors) {
+  const OpSchema& transpose = Schema("transpose");
+  ExpectError(transpose.CompleteAttrs({}), ErrorKind::kValueError,
+              {"transpose", "'perm'", "list_int64", "missing"});
+  ExpectError(transpose.CompleteAttrs({{"perm", std::vector<float>{1, 0}}}), ErrorKind::kTypeError,
+              {"transpose", "'perm'", "list_int64", "list_float"});
+  ExpectError(transpose.CompleteAttrs({{"perm", std::vector<int64_t>{0}}, {"axes", 1}}),
+              ErrorKind::kValueError, {"transpose", "'axes'", "perm"});
+  ExpectError(Schema("softmax").CompleteAttrs({{"dim", 1}}), ErrorKind::kValueError,
+              {"softmax", "'dim'", "none"});
+}
+
+TEST(OpSchemaTest, InferOutputsChecksInputCount) {
+  const OpSchema& softmax = Schema("softmax");
+  const AttrMap attrs = Unwrap(softmax.CompleteAttrs({}));
+  ExpectError(softmax.InferOutputs({}, attrs), ErrorKind::kValueError, {"softmax", "1", "0"});
+}
+
+TEST(OpSchemaTest, ToProtoDescribesArgsAndAttrs) {
+  const proto::OpDef def = Schema("transpose").ToProto();
+  EXPECT_EQ(def.name(), "transpose");
+  ASSERT_EQ(def.input_size(), 1);
+  EXPECT_EQ(def.input(0).name(), "x");
+  ASSERT_EQ(def.attr_size(), 1);
+  EXPECT_EQ(def.attr(0).name(), "perm");
+  EXPECT_TRUE(def.attr(0).required());
+  EXPECT_FALSE(def.attr(0).has_default_value());
+  EXPECT_EQ(def.kernel_size(), 0);  // kernels come from the kernel registry, not the schema
+
+  // An op with a default: built here, not registered.
+  OpSchemaBuilder builder("unregistered");
+  builder.Input("x").Output("y").Attr<float>("alpha", 0.5f).Attr<int64_t>("n");
+  const proto::OpDef with_default = builder.schema().ToProto();
+  ASSERT_EQ(with_default.attr_size(), 2);
+  EXPECT_EQ(with_default.attr(0).name(), "alpha");
+  EXPECT_EQ(with_default.attr(0).type(), "float");
+  EXPECT_FALSE(with_default.attr(0).required());
+  EXPECT_EQ(with_default.attr(0).default_value().at_float(), 0.5f);
+  EXPECT_EQ(with_default.attr(1).type(), "int64");
+  EXPECT_TRUE(with_default.attr(1).required());
+
+  const AttrMap completed = Unwrap(builder.schema().CompleteAttrs({{"n", 4}}));
+  EXPECT_EQ(Unwrap(completed.Get<float>("alpha")), 0.5f);
+  EXPECT_EQ(Unwrap(completed.Get<int64_t>("n")), 4);
+}
+
+}  // namespace
+}  // namespace oflite
