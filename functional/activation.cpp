@@ -31,7 +31,9 @@ std::vector<int64_t> SwapWithLast(int64_t dim, int64_t rank) {
 // Runs op_type over the last axis of every input after moving `dim` there.
 Maybe<Tensor> DispatchOverDim(const char* op_type, std::vector<Tensor> inputs, int64_t dim) {
   const int64_t rank = inputs[0].rank();
-  if (rank == 0 || dim == rank - 1) { return DispatchOne(op_type, inputs); }
+  if (rank == 0 || dim == rank - 1) {
+    return DispatchOne(op_type, inputs);
+  }
   const AttrMap swap = {{ops::kTransposePerm, SwapWithLast(dim, rank)}};
   for (Tensor& input : inputs) {
     OFLITE_ASSIGN_OR_RETURN(input, DispatchOne(ops::kTransposeOp, {input}, swap));

@@ -26,8 +26,8 @@ class TransposeKernel final : public OpKernel {
     OFLITE_ASSIGN_OR_RETURN(perm, ctx->attrs().Get<std::vector<int64_t>>(ops::kTransposePerm));
     OFLITE_CHECK_OR_RETURN(perm.size() <= kMaxPermuteRank, NotImplemented)
         << "transpose: rank " << perm.size() << " exceeds the supported " << kMaxPermuteRank;
-    auto permute = primitive::NewPrimitive<primitive::PermuteFactory>(ctx->device_type(),
-                                                                      x.dtype(), perm.size());
+    auto permute = primitive::NewPrimitive<primitive::PermuteFactory>(ctx->device_type(), x.dtype(),
+                                                                      perm.size());
     CHECK(permute != nullptr) << "matched kernel lost its primitive";
     ctx->NotePrimitive(permute->name());
     return permute->Launch(ctx->stream(), perm.size(), x.shape().dims().data(), x.data(),

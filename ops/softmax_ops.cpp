@@ -16,10 +16,14 @@ std::vector<proto::SbpSignature> SplitRowsOrBroadcast(const InferContext& ctx, b
   std::vector<proto::SbpSignature> signatures;
   auto all_alike = [&](const proto::SbpParallel& sbp) {
     proto::SbpSignature signature;
-    for (const std::string& arg : args) { (*signature.mutable_arg_sbp())[arg] = sbp; }
+    for (const std::string& arg : args) {
+      (*signature.mutable_arg_sbp())[arg] = sbp;
+    }
     signatures.push_back(signature);
   };
-  for (int64_t axis = 0; axis + 1 < rank; ++axis) { all_alike(SplitSbp(axis)); }
+  for (int64_t axis = 0; axis + 1 < rank; ++axis) {
+    all_alike(SplitSbp(axis));
+  }
   all_alike(BroadcastSbp());
   if (linear_in_dy) {
     proto::SbpSignature signature;

@@ -43,7 +43,9 @@ Maybe<std::vector<proto::SbpSignature>> TransposeSbp(const InferContext& ctx) {
     (*signature.mutable_arg_sbp())[kTransposeY] = y;
     signatures.push_back(signature);
   };
-  for (size_t i = 0; i < perm.size(); ++i) { add(SplitSbp(perm[i]), SplitSbp(static_cast<int64_t>(i))); }
+  for (size_t i = 0; i < perm.size(); ++i) {
+    add(SplitSbp(perm[i]), SplitSbp(static_cast<int64_t>(i)));
+  }
   add(BroadcastSbp(), BroadcastSbp());
   add(PartialSumSbp(), PartialSumSbp());
   return signatures;

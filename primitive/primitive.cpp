@@ -1,10 +1,10 @@
 #include "primitive/primitive.h"
 
+#include <glog/logging.h>
+
 #include <algorithm>
 #include <map>
 #include <utility>
-
-#include <glog/logging.h>
 
 namespace oflite {
 namespace primitive {
@@ -24,7 +24,8 @@ std::map<Key, Registration>& Registry() {
 
 void RegisterFactory(std::type_index factory, const char* name, DeviceType device_type,
                      std::unique_ptr<FactoryBase> impl) {
-  auto inserted = Registry().emplace(Key(factory, device_type), Registration{name, std::move(impl)});
+  auto inserted =
+      Registry().emplace(Key(factory, device_type), Registration{name, std::move(impl)});
   CHECK(inserted.second) << "primitive factory '" << name << "' registered twice for "
                          << DeviceTypeName(device_type);
 }

@@ -59,7 +59,9 @@ template <typename FactoryT, typename... Args>
 std::unique_ptr<typename FactoryT::PrimitiveType> NewPrimitive(DeviceType device_type,
                                                                Args&&... args) {
   auto* factory = static_cast<FactoryT*>(FindFactory(typeid(FactoryT), device_type));
-  if (factory == nullptr) { return nullptr; }
+  if (factory == nullptr) {
+    return nullptr;
+  }
   return factory->New(std::forward<Args>(args)...);
 }
 
@@ -67,9 +69,9 @@ std::unique_ptr<typename FactoryT::PrimitiveType> NewPrimitive(DeviceType device
 }  // namespace oflite
 
 // Registers FactoryImpl as the device_type implementation of factory interface FactoryT.
-#define OFLITE_REGISTER_PRIMITIVE_FACTORY(device_type, FactoryT, FactoryImpl)              \
+#define OFLITE_REGISTER_PRIMITIVE_FACTORY(device_type, FactoryT, FactoryImpl)            \
   static const bool OFLITE_CONCAT(oflite_primitive_factory_registered_, __LINE__) = [] { \
-    ::oflite::primitive::RegisterFactory(typeid(FactoryT), FactoryT::kName, device_type,  \
+    ::oflite::primitive::RegisterFactory(typeid(FactoryT), FactoryT::kName, device_type, \
                                          std::make_unique<FactoryImpl>());               \
     return true;                                                                         \
   }()

@@ -17,7 +17,9 @@ class CudaAllocator final : public Allocator {
   explicit CudaAllocator(int device_index) : device_index_(device_index) {}
 
   Maybe<void*> Allocate(size_t bytes) override {
-    if (bytes == 0) { return static_cast<void*>(nullptr); }
+    if (bytes == 0) {
+      return static_cast<void*>(nullptr);
+    }
     OFLITE_JUST(CudaCheck(cudaSetDevice(device_index_), "cudaSetDevice"));
     void* ptr = nullptr;
     const cudaError_t status = cudaMalloc(&ptr, bytes);
@@ -25,16 +27,18 @@ class CudaAllocator final : public Allocator {
       cudaGetLastError();  // clear the sticky-free allocation error
       size_t free_bytes = 0, total_bytes = 0;
       cudaMemGetInfo(&free_bytes, &total_bytes);
-      return OFLITE_ERROR(OutOfMemory) << "cuda:" << device_index_ << ": cannot allocate "
-                                       << bytes << " bytes (" << free_bytes << " free of "
-                                       << total_bytes << ")";
+      return OFLITE_ERROR(OutOfMemory)
+             << "cuda:" << device_index_ << ": cannot allocate " << bytes << " bytes ("
+             << free_bytes << " free of " << total_bytes << ")";
     }
     OFLITE_JUST(CudaCheck(status, "cudaMalloc"));
     return ptr;
   }
 
   void Deallocate(void* ptr, size_t /*bytes*/) override {
-    if (ptr == nullptr) { return; }
+    if (ptr == nullptr) {
+      return;
+    }
     cudaSetDevice(device_index_);
     cudaFree(ptr);
   }

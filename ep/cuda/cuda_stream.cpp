@@ -6,9 +6,11 @@ namespace oflite {
 namespace ep {
 
 Maybe<void> CudaCheck(cudaError_t status, const char* what) {
-  if (status == cudaSuccess) { return Ok(); }
-  return OFLITE_ERROR(DeviceError) << what << " failed: " << cudaGetErrorName(status) << ": "
-                                   << cudaGetErrorString(status);
+  if (status == cudaSuccess) {
+    return Ok();
+  }
+  return OFLITE_ERROR(DeviceError)
+         << what << " failed: " << cudaGetErrorName(status) << ": " << cudaGetErrorString(status);
 }
 
 Maybe<std::unique_ptr<CudaStream>> CudaStream::Create(int device_index) {

@@ -30,7 +30,8 @@ const std::vector<DataType>& FloatingDataTypes() {
 const char* DataTypeName(DataType data_type) {
   switch (data_type) {
 #define OFLITE_NAME_CASE(enumerator, cpp_type, name) \
-  case DataType::enumerator: return name;
+  case DataType::enumerator:                         \
+    return name;
     OFLITE_DATA_TYPE_LIST(OFLITE_NAME_CASE)
 #undef OFLITE_NAME_CASE
   }
@@ -43,7 +44,9 @@ size_t DataTypeSize(DataType data_type) {
 
 bool IsFloatingDataType(DataType data_type) {
   for (DataType d : FloatingDataTypes()) {
-    if (d == data_type) { return true; }
+    if (d == data_type) {
+      return true;
+    }
   }
   return false;
 }
@@ -54,7 +57,9 @@ Maybe<DataType> ParseDataType(const std::string& name) {
   // Canonical names plus the aliases PyTorch users type.
   static const std::map<std::string, DataType> names = [] {
     std::map<std::string, DataType> m;
-    for (DataType d : AllDataTypes()) { m[DataTypeName(d)] = d; }
+    for (DataType d : AllDataTypes()) {
+      m[DataTypeName(d)] = d;
+    }
     m["float"] = DataType::kFloat32;
     m["double"] = DataType::kFloat64;
     m["half"] = DataType::kFloat16;
@@ -66,9 +71,11 @@ Maybe<DataType> ParseDataType(const std::string& name) {
   auto it = names.find(name);
   if (it == names.end()) {
     std::string known;
-    for (DataType d : AllDataTypes()) { known += (known.empty() ? "" : ", ") + std::string(DataTypeName(d)); }
-    return OFLITE_ERROR(ValueError) << "unknown dtype '" << name << "' (expected one of " << known
-                                    << ")";
+    for (DataType d : AllDataTypes()) {
+      known += (known.empty() ? "" : ", ") + std::string(DataTypeName(d));
+    }
+    return OFLITE_ERROR(ValueError)
+           << "unknown dtype '" << name << "' (expected one of " << known << ")";
   }
   return it->second;
 }

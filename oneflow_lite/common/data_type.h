@@ -27,15 +27,15 @@ enum class DataType : int {
 };
 
 // The one list of data types: (enumerator, C++ type, name). Adding a dtype is one line here.
-#define OFLITE_DATA_TYPE_LIST(F)        \
-  F(kFloat32, float, "float32")         \
-  F(kFloat64, double, "float64")        \
-  F(kFloat16, float16, "float16")       \
-  F(kBFloat16, bfloat16, "bfloat16")    \
-  F(kInt8, int8_t, "int8")              \
-  F(kUInt8, uint8_t, "uint8")           \
-  F(kInt32, int32_t, "int32")           \
-  F(kInt64, int64_t, "int64")           \
+#define OFLITE_DATA_TYPE_LIST(F)     \
+  F(kFloat32, float, "float32")      \
+  F(kFloat64, double, "float64")     \
+  F(kFloat16, float16, "float16")    \
+  F(kBFloat16, bfloat16, "bfloat16") \
+  F(kInt8, int8_t, "int8")           \
+  F(kUInt8, uint8_t, "uint8")        \
+  F(kInt32, int32_t, "int32")        \
+  F(kInt64, int64_t, "int64")        \
   F(kBool, bool, "bool")
 
 template <typename T>
@@ -61,7 +61,8 @@ template <typename Fn>
 decltype(auto) VisitDataType(DataType data_type, Fn&& fn) {
   switch (data_type) {
 #define OFLITE_VISIT_CASE(enumerator, cpp_type, name) \
-  case DataType::enumerator: return fn(TypeTag<cpp_type>{});
+  case DataType::enumerator:                          \
+    return fn(TypeTag<cpp_type>{});
     OFLITE_DATA_TYPE_LIST(OFLITE_VISIT_CASE)
 #undef OFLITE_VISIT_CASE
   }

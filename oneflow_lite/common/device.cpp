@@ -4,9 +4,7 @@
 
 namespace oflite {
 
-const char* DeviceTypeName(DeviceType type) {
-  return type == DeviceType::kCUDA ? "cuda" : "cpu";
-}
+const char* DeviceTypeName(DeviceType type) { return type == DeviceType::kCUDA ? "cuda" : "cpu"; }
 
 Maybe<Device> Device::Parse(const std::string& text) {
   const size_t colon = text.find(':');
@@ -17,13 +15,17 @@ Maybe<Device> Device::Parse(const std::string& text) {
   } else if (type_name == "cuda") {
     type = DeviceType::kCUDA;
   } else {
-    return OFLITE_ERROR(ValueError) << "invalid device string '" << text
-                                    << "' (expected 'cpu', 'cuda' or 'cuda:N')";
+    return OFLITE_ERROR(ValueError)
+           << "invalid device string '" << text << "' (expected 'cpu', 'cuda' or 'cuda:N')";
   }
-  if (colon == std::string::npos) { return Device(type, 0); }
+  if (colon == std::string::npos) {
+    return Device(type, 0);
+  }
   const std::string index_text = text.substr(colon + 1);
   bool digits = !index_text.empty() && index_text.size() <= 6;
-  for (char c : index_text) { digits = digits && std::isdigit(static_cast<unsigned char>(c)); }
+  for (char c : index_text) {
+    digits = digits && std::isdigit(static_cast<unsigned char>(c));
+  }
   OFLITE_CHECK_OR_RETURN(digits, ValueError)
       << "invalid device string '" << text << "': the index after ':' must be a number";
   const int index = std::stoi(index_text);
@@ -33,7 +35,9 @@ Maybe<Device> Device::Parse(const std::string& text) {
 }
 
 std::string Device::ToString() const {
-  if (type_ == DeviceType::kCPU) { return "cpu"; }
+  if (type_ == DeviceType::kCPU) {
+    return "cpu";
+  }
   return std::string(DeviceTypeName(type_)) + ":" + std::to_string(index_);
 }
 

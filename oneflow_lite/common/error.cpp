@@ -4,13 +4,20 @@ namespace oflite {
 
 const char* ErrorKindName(ErrorKind kind) {
   switch (kind) {
-    case ErrorKind::kValueError: return "ValueError";
-    case ErrorKind::kTypeError: return "TypeError";
-    case ErrorKind::kIndexError: return "IndexError";
-    case ErrorKind::kNotImplemented: return "NotImplemented";
-    case ErrorKind::kDeviceError: return "DeviceError";
-    case ErrorKind::kOutOfMemory: return "OutOfMemory";
-    case ErrorKind::kRuntimeError: return "RuntimeError";
+    case ErrorKind::kValueError:
+      return "ValueError";
+    case ErrorKind::kTypeError:
+      return "TypeError";
+    case ErrorKind::kIndexError:
+      return "IndexError";
+    case ErrorKind::kNotImplemented:
+      return "NotImplemented";
+    case ErrorKind::kDeviceError:
+      return "DeviceError";
+    case ErrorKind::kOutOfMemory:
+      return "OutOfMemory";
+    case ErrorKind::kRuntimeError:
+      return "RuntimeError";
   }
   return "UnknownError";
 }
@@ -23,7 +30,9 @@ void Error::AddContext(const char* file, int line, const char* function) {
 
 std::string Error::ToString() const {
   std::string text = std::string(ErrorKindName(kind_)) + ": " + message_;
-  for (const std::string& frame : context_) { text += "\n  at " + frame; }
+  for (const std::string& frame : context_) {
+    text += "\n  at " + frame;
+  }
   return text;
 }
 

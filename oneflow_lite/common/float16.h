@@ -29,7 +29,9 @@ inline uint16_t FloatToHalfBits(float f) {
     return sign | 0x7e00u | static_cast<uint16_t>((magnitude >> 13) & 0x3ffu);
   }
   // 65520 is halfway between the largest half (65504) and 2^16; the tie goes to even = inf.
-  if (magnitude >= 0x477ff000u) { return sign | 0x7c00u; }
+  if (magnitude >= 0x477ff000u) {
+    return sign | 0x7c00u;
+  }
   if (magnitude < 0x38800000u) {
     // Below 2^-14 the result is subnormal: adding 0.5 makes the float unit in the last place
     // exactly 2^-24 (the half subnormal step), so the FPU does the nearest-even rounding.
@@ -47,7 +49,9 @@ inline float HalfBitsToFloat(uint16_t h) {
   const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
   const uint32_t exponent = (h >> 10) & 0x1fu;
   const uint32_t mantissa = h & 0x3ffu;
-  if (exponent == 0x1f) { return BitsToFloat(sign | 0x7f800000u | (mantissa << 13)); }
+  if (exponent == 0x1f) {
+    return BitsToFloat(sign | 0x7f800000u | (mantissa << 13));
+  }
   if (exponent == 0) {  // zero or subnormal: mantissa * 2^-24, exact in float
     const float magnitude = static_cast<float>(mantissa) * 5.9604644775390625e-8f;
     return sign ? -magnitude : magnitude;
@@ -72,8 +76,12 @@ inline float Bfloat16BitsToFloat(uint16_t b) { return BitsToFloat(static_cast<ui
 // could land on a false tie.
 inline float DoubleToFloatRoundToOdd(double d) {
   float f = static_cast<float>(d);
-  if (std::isnan(f) || std::isinf(f) || static_cast<double>(f) == d) { return f; }
-  if (std::fabs(static_cast<double>(f)) > std::fabs(d)) { f = std::nextafter(f, 0.0f); }
+  if (std::isnan(f) || std::isinf(f) || static_cast<double>(f) == d) {
+    return f;
+  }
+  if (std::fabs(static_cast<double>(f)) > std::fabs(d)) {
+    f = std::nextafter(f, 0.0f);
+  }
   return BitsToFloat(FloatBits(f) | 1u);
 }
 }  // namespace detail

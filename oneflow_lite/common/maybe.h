@@ -8,12 +8,12 @@
 #ifndef ONEFLOW_LITE_COMMON_MAYBE_H_
 #define ONEFLOW_LITE_COMMON_MAYBE_H_
 
+#include <glog/logging.h>
+
 #include <memory>
 #include <type_traits>
 #include <utility>
 #include <variant>
-
-#include <glog/logging.h>
 
 #include "oneflow_lite/common/error.h"
 
@@ -22,14 +22,14 @@ namespace oflite {
 template <typename T>
 class [[nodiscard]] Maybe {
  public:
-  Maybe(const T& value) : state_(value) {}                            // NOLINT
-  Maybe(T&& value) : state_(std::move(value)) {}                      // NOLINT
+  Maybe(const T& value) : state_(value) {}                                   // NOLINT
+  Maybe(T&& value) : state_(std::move(value)) {}                             // NOLINT
   Maybe(Error error) : state_(std::make_shared<Error>(std::move(error))) {}  // NOLINT
-  Maybe(const ErrorBuilder& builder) : Maybe(builder.Build()) {}      // NOLINT
-  Maybe(std::shared_ptr<Error> error) : state_(std::move(error)) {}   // NOLINT
+  Maybe(const ErrorBuilder& builder) : Maybe(builder.Build()) {}             // NOLINT
+  Maybe(std::shared_ptr<Error> error) : state_(std::move(error)) {}          // NOLINT
   // Lets `return other_maybe_of_convertible_type;` work, e.g. Maybe<Derived> -> Maybe<Base>.
-  template <typename U, typename = std::enable_if_t<std::is_convertible_v<U, T> &&
-                                                    !std::is_same_v<U, T>>>
+  template <typename U,
+            typename = std::enable_if_t<std::is_convertible_v<U, T> && !std::is_same_v<U, T>>>
   Maybe(Maybe<U> other)  // NOLINT
       : state_(other.ok() ? State(T(std::move(other).value())) : State(other.error_ptr())) {}
 
@@ -91,17 +91,19 @@ std::shared_ptr<Error> PassOn(const M& maybe, const char* file, int line, const 
 #define OFLITE_CONCAT_INNER(a, b) a##b
 #define OFLITE_CONCAT(a, b) OFLITE_CONCAT_INNER(a, b)
 
-#define OFLITE_JUST(expr)                                                                  \
-  do {                                                                                     \
-    const auto& oflite_just_result = (expr);                                               \
-    if (!oflite_just_result.ok()) {                                                        \
-      return ::oflite::detail::PassOn(oflite_just_result, __FILE__, __LINE__, __func__);   \
-    }                                                                                      \
+#define OFLITE_JUST(expr)                                                                \
+  do {                                                                                   \
+    const auto& oflite_just_result = (expr);                                             \
+    if (!oflite_just_result.ok()) {                                                      \
+      return ::oflite::detail::PassOn(oflite_just_result, __FILE__, __LINE__, __func__); \
+    }                                                                                    \
   } while (false)
 
-#define OFLITE_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr)                          \
-  auto tmp = (expr);                                                          \
-  if (!tmp.ok()) { return ::oflite::detail::PassOn(tmp, __FILE__, __LINE__, __func__); } \
+#define OFLITE_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr)                    \
+  auto tmp = (expr);                                                    \
+  if (!tmp.ok()) {                                                      \
+    return ::oflite::detail::PassOn(tmp, __FILE__, __LINE__, __func__); \
+  }                                                                     \
   lhs = std::move(tmp).value()
 
 #define OFLITE_ASSIGN_OR_RETURN(lhs, expr) \

@@ -9,32 +9,52 @@ namespace oflite {
 
 const char* AttrTypeName(AttrType type) {
   switch (type) {
-    case AttrType::kNone: return "none";
-    case AttrType::kBool: return "bool";
-    case AttrType::kInt64: return "int64";
-    case AttrType::kFloat: return "float";
-    case AttrType::kDouble: return "double";
-    case AttrType::kString: return "string";
-    case AttrType::kShape: return "shape";
-    case AttrType::kDataType: return "dtype";
-    case AttrType::kListInt64: return "list_int64";
-    case AttrType::kListFloat: return "list_float";
+    case AttrType::kNone:
+      return "none";
+    case AttrType::kBool:
+      return "bool";
+    case AttrType::kInt64:
+      return "int64";
+    case AttrType::kFloat:
+      return "float";
+    case AttrType::kDouble:
+      return "double";
+    case AttrType::kString:
+      return "string";
+    case AttrType::kShape:
+      return "shape";
+    case AttrType::kDataType:
+      return "dtype";
+    case AttrType::kListInt64:
+      return "list_int64";
+    case AttrType::kListFloat:
+      return "list_float";
   }
   return "invalid";
 }
 
 AttrType AttrTypeOf(const proto::AttrValue& value) {
   switch (value.value_case()) {
-    case proto::AttrValue::kAtBool: return AttrType::kBool;
-    case proto::AttrValue::kAtInt64: return AttrType::kInt64;
-    case proto::AttrValue::kAtFloat: return AttrType::kFloat;
-    case proto::AttrValue::kAtDouble: return AttrType::kDouble;
-    case proto::AttrValue::kAtString: return AttrType::kString;
-    case proto::AttrValue::kAtShape: return AttrType::kShape;
-    case proto::AttrValue::kAtDataType: return AttrType::kDataType;
-    case proto::AttrValue::kAtListInt64: return AttrType::kListInt64;
-    case proto::AttrValue::kAtListFloat: return AttrType::kListFloat;
-    case proto::AttrValue::VALUE_NOT_SET: return AttrType::kNone;
+    case proto::AttrValue::kAtBool:
+      return AttrType::kBool;
+    case proto::AttrValue::kAtInt64:
+      return AttrType::kInt64;
+    case proto::AttrValue::kAtFloat:
+      return AttrType::kFloat;
+    case proto::AttrValue::kAtDouble:
+      return AttrType::kDouble;
+    case proto::AttrValue::kAtString:
+      return AttrType::kString;
+    case proto::AttrValue::kAtShape:
+      return AttrType::kShape;
+    case proto::AttrValue::kAtDataType:
+      return AttrType::kDataType;
+    case proto::AttrValue::kAtListInt64:
+      return AttrType::kListInt64;
+    case proto::AttrValue::kAtListFloat:
+      return AttrType::kListFloat;
+    case proto::AttrValue::VALUE_NOT_SET:
+      return AttrType::kNone;
   }
   return AttrType::kNone;
 }
@@ -44,7 +64,9 @@ template <typename List>
 std::string JoinList(const List& list) {
   std::ostringstream out;
   out << "[";
-  for (int i = 0; i < list.size(); ++i) { out << (i ? ", " : "") << list.Get(i); }
+  for (int i = 0; i < list.size(); ++i) {
+    out << (i ? ", " : "") << list.Get(i);
+  }
   out << "]";
   return out.str();
 }
@@ -53,22 +75,36 @@ std::string JoinList(const List& list) {
 std::string AttrValueToString(const proto::AttrValue& value) {
   std::ostringstream out;
   switch (AttrTypeOf(value)) {
-    case AttrType::kNone: return "<unset>";
-    case AttrType::kBool: return value.at_bool() ? "true" : "false";
-    case AttrType::kInt64: return std::to_string(value.at_int64());
-    case AttrType::kFloat: out << value.at_float(); return out.str();
-    case AttrType::kDouble: out << value.at_double(); return out.str();
-    case AttrType::kString: return "'" + value.at_string() + "'";
-    case AttrType::kShape: return AttrTraits<Shape>::Get(value).ToString();
-    case AttrType::kDataType: return DataTypeName(AttrTraits<DataType>::Get(value));
-    case AttrType::kListInt64: return JoinList(value.at_list_int64().value());
-    case AttrType::kListFloat: return JoinList(value.at_list_float().value());
+    case AttrType::kNone:
+      return "<unset>";
+    case AttrType::kBool:
+      return value.at_bool() ? "true" : "false";
+    case AttrType::kInt64:
+      return std::to_string(value.at_int64());
+    case AttrType::kFloat:
+      out << value.at_float();
+      return out.str();
+    case AttrType::kDouble:
+      out << value.at_double();
+      return out.str();
+    case AttrType::kString:
+      return "'" + value.at_string() + "'";
+    case AttrType::kShape:
+      return AttrTraits<Shape>::Get(value).ToString();
+    case AttrType::kDataType:
+      return DataTypeName(AttrTraits<DataType>::Get(value));
+    case AttrType::kListInt64:
+      return JoinList(value.at_list_int64().value());
+    case AttrType::kListFloat:
+      return JoinList(value.at_list_float().value());
   }
   return "<invalid>";
 }
 
 AttrMap::AttrMap(std::initializer_list<std::pair<const std::string, AttrValue>> values) {
-  for (const auto& [name, value] : values) { Set(name, value); }
+  for (const auto& [name, value] : values) {
+    Set(name, value);
+  }
 }
 
 Maybe<const proto::AttrValue*> AttrMap::Find(const std::string& name, AttrType expected) const {
@@ -97,21 +133,29 @@ namespace oflite {
 namespace {
 // Whole-string numeric parses; false when anything is left over or out of range.
 bool ParseInt64(const std::string& text, int64_t* out) {
-  if (text.empty()) { return false; }
+  if (text.empty()) {
+    return false;
+  }
   char* end = nullptr;
   errno = 0;
   const long long value = std::strtoll(text.c_str(), &end, 10);
-  if (errno != 0 || *end != '\0') { return false; }
+  if (errno != 0 || *end != '\0') {
+    return false;
+  }
   *out = value;
   return true;
 }
 
 bool ParseDouble(const std::string& text, double* out) {
-  if (text.empty()) { return false; }
+  if (text.empty()) {
+    return false;
+  }
   char* end = nullptr;
   errno = 0;
   const double value = std::strtod(text.c_str(), &end);
-  if (errno == ERANGE || *end != '\0') { return false; }
+  if (errno == ERANGE || *end != '\0') {
+    return false;
+  }
   *out = value;
   return true;
 }
@@ -122,10 +166,14 @@ std::vector<std::string> SplitList(const std::string& text, const std::string& s
   while (begin <= text.size()) {
     const size_t end = text.find_first_of(separators, begin);
     items.push_back(text.substr(begin, end == std::string::npos ? std::string::npos : end - begin));
-    if (end == std::string::npos) { break; }
+    if (end == std::string::npos) {
+      break;
+    }
     begin = end + 1;
   }
-  if (text.empty()) { items.clear(); }  // "" is the empty list
+  if (text.empty()) {
+    items.clear();
+  }  // "" is the empty list
   return items;
 }
 }  // namespace
@@ -152,7 +200,9 @@ Maybe<proto::AttrValue> ParseAttrValue(AttrType type, const std::string& text) {
       ok = ParseDouble(text, &d);
       value.set_at_double(d);
       break;
-    case AttrType::kString: value.set_at_string(text); break;
+    case AttrType::kString:
+      value.set_at_string(text);
+      break;
     case AttrType::kDataType: {
       DataType data_type;
       OFLITE_ASSIGN_OR_RETURN(data_type, ParseDataType(text));
@@ -176,7 +226,9 @@ Maybe<proto::AttrValue> ParseAttrValue(AttrType type, const std::string& text) {
         value.mutable_at_list_float()->add_value(static_cast<float>(d));
       }
       break;
-    case AttrType::kNone: ok = false; break;
+    case AttrType::kNone:
+      ok = false;
+      break;
   }
   OFLITE_CHECK_OR_RETURN(ok, ValueError)
       << "cannot read '" << text << "' as " << AttrTypeName(type);

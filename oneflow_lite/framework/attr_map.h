@@ -41,12 +41,12 @@ Maybe<proto::AttrValue> ParseAttrValue(AttrType type, const std::string& text);
 template <typename T>
 struct AttrTraits;
 
-#define OFLITE_SCALAR_ATTR_TRAITS(cpp_type, attr_type, field)                              \
-  template <>                                                                              \
-  struct AttrTraits<cpp_type> {                                                            \
-    static constexpr AttrType kType = AttrType::attr_type;                                 \
-    static cpp_type Get(const proto::AttrValue& v) { return v.field(); }                   \
-    static void Set(const cpp_type& x, proto::AttrValue* v) { v->set_##field(x); }         \
+#define OFLITE_SCALAR_ATTR_TRAITS(cpp_type, attr_type, field)                      \
+  template <>                                                                      \
+  struct AttrTraits<cpp_type> {                                                    \
+    static constexpr AttrType kType = AttrType::attr_type;                         \
+    static cpp_type Get(const proto::AttrValue& v) { return v.field(); }           \
+    static void Set(const cpp_type& x, proto::AttrValue* v) { v->set_##field(x); } \
   };
 OFLITE_SCALAR_ATTR_TRAITS(bool, kBool, at_bool)
 OFLITE_SCALAR_ATTR_TRAITS(int64_t, kInt64, at_int64)
@@ -73,20 +73,22 @@ struct AttrTraits<Shape> {
   static void Set(const Shape& x, proto::AttrValue* v) {
     auto* shape = v->mutable_at_shape();
     shape->clear_dim();
-    for (int64_t d : x.dims()) { shape->add_dim(d); }
+    for (int64_t d : x.dims()) {
+      shape->add_dim(d);
+    }
   }
 };
 
-#define OFLITE_LIST_ATTR_TRAITS(element_type, attr_type, field)                           \
-  template <>                                                                             \
-  struct AttrTraits<std::vector<element_type>> {                                          \
-    static constexpr AttrType kType = AttrType::attr_type;                                \
-    static std::vector<element_type> Get(const proto::AttrValue& v) {                     \
-      return {v.field().value().begin(), v.field().value().end()};                        \
-    }                                                                                     \
-    static void Set(const std::vector<element_type>& x, proto::AttrValue* v) {            \
-      v->mutable_##field()->mutable_value()->Assign(x.begin(), x.end());                  \
-    }                                                                                     \
+#define OFLITE_LIST_ATTR_TRAITS(element_type, attr_type, field)                \
+  template <>                                                                  \
+  struct AttrTraits<std::vector<element_type>> {                               \
+    static constexpr AttrType kType = AttrType::attr_type;                     \
+    static std::vector<element_type> Get(const proto::AttrValue& v) {          \
+      return {v.field().value().begin(), v.field().value().end()};             \
+    }                                                                          \
+    static void Set(const std::vector<element_type>& x, proto::AttrValue* v) { \
+      v->mutable_##field()->mutable_value()->Assign(x.begin(), x.end());       \
+    }                                                                          \
   };
 OFLITE_LIST_ATTR_TRAITS(int64_t, kListInt64, at_list_int64)
 OFLITE_LIST_ATTR_TRAITS(float, kListFloat, at_list_float)
@@ -99,18 +101,23 @@ class AttrValue {
   AttrValue() = default;
   explicit AttrValue(proto::AttrValue proto) : proto_(std::move(proto)) {}
   AttrValue(bool x) { AttrTraits<bool>::Set(x, &proto_); }  // NOLINT
-  template <typename I, typename = std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>>>
+  template <typename I,
+            typename = std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>>>
   AttrValue(I x) {  // NOLINT: every integer is an int64 attribute
     AttrTraits<int64_t>::Set(static_cast<int64_t>(x), &proto_);
   }
-  AttrValue(float x) { AttrTraits<float>::Set(x, &proto_); }                 // NOLINT
-  AttrValue(double x) { AttrTraits<double>::Set(x, &proto_); }               // NOLINT
-  AttrValue(const char* x) { AttrTraits<std::string>::Set(x, &proto_); }     // NOLINT
+  AttrValue(float x) { AttrTraits<float>::Set(x, &proto_); }                     // NOLINT
+  AttrValue(double x) { AttrTraits<double>::Set(x, &proto_); }                   // NOLINT
+  AttrValue(const char* x) { AttrTraits<std::string>::Set(x, &proto_); }         // NOLINT
   AttrValue(const std::string& x) { AttrTraits<std::string>::Set(x, &proto_); }  // NOLINT
-  AttrValue(const Shape& x) { AttrTraits<Shape>::Set(x, &proto_); }          // NOLINT
-  AttrValue(DataType x) { AttrTraits<DataType>::Set(x, &proto_); }           // NOLINT
-  AttrValue(const std::vector<int64_t>& x) { AttrTraits<std::vector<int64_t>>::Set(x, &proto_); }  // NOLINT
-  AttrValue(const std::vector<float>& x) { AttrTraits<std::vector<float>>::Set(x, &proto_); }  // NOLINT
+  AttrValue(const Shape& x) { AttrTraits<Shape>::Set(x, &proto_); }              // NOLINT
+  AttrValue(DataType x) { AttrTraits<DataType>::Set(x, &proto_); }               // NOLINT
+  AttrValue(const std::vector<int64_t>& x) {
+    AttrTraits<std::vector<int64_t>>::Set(x, &proto_);
+  }  // NOLINT
+  AttrValue(const std::vector<float>& x) {
+    AttrTraits<std::vector<float>>::Set(x, &proto_);
+  }  // NOLINT
 
   const proto::AttrValue& proto() const { return proto_; }
   AttrType type() const { return AttrTypeOf(proto_); }

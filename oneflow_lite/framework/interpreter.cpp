@@ -37,7 +37,9 @@ std::string DescribeKernels(const OpSchema& schema) {
     for (DeviceType device_type : kAllDeviceTypes) {
       std::vector<DataType> dtypes =
           KernelRegistry::Global().ServedDataTypes(kernel, device_type, schema);
-      if (dtypes.empty()) { continue; }
+      if (dtypes.empty()) {
+        continue;
+      }
       text += (text.empty() ? "" : "; ") + std::string(DeviceTypeName(device_type)) + " [";
       for (size_t i = 0; i < dtypes.size(); ++i) {
         text += (i ? ", " : "") + std::string(DataTypeName(dtypes[i]));
@@ -51,9 +53,15 @@ std::string DescribeKernels(const OpSchema& schema) {
 proto::OpConf MakeOpConf(const OpSchema& schema, const AttrMap& attrs) {
   proto::OpConf conf;
   conf.set_op_type(schema.name());
-  for (const std::string& name : schema.inputs()) { conf.add_input(name); }
-  for (const std::string& name : schema.outputs()) { conf.add_output(name); }
-  for (const auto& [name, value] : attrs.values()) { (*conf.mutable_attr())[name] = value; }
+  for (const std::string& name : schema.inputs()) {
+    conf.add_input(name);
+  }
+  for (const std::string& name : schema.outputs()) {
+    conf.add_output(name);
+  }
+  for (const auto& [name, value] : attrs.values()) {
+    (*conf.mutable_attr())[name] = value;
+  }
   return conf;
 }
 }  // namespace
@@ -72,7 +80,9 @@ Maybe<std::vector<Tensor>> Dispatch(const std::string& op_type, const std::vecto
   OFLITE_ASSIGN_OR_RETURN(complete_attrs, schema->CompleteAttrs(attrs));
 
   std::vector<TensorDesc> input_descs;
-  for (const Tensor& t : inputs) { input_descs.push_back({t.shape(), t.dtype()}); }
+  for (const Tensor& t : inputs) {
+    input_descs.push_back({t.shape(), t.dtype()});
+  }
   std::vector<TensorDesc> output_descs;
   OFLITE_ASSIGN_OR_RETURN(output_descs, schema->InferOutputs(input_descs, complete_attrs));
 
@@ -80,12 +90,18 @@ Maybe<std::vector<Tensor>> Dispatch(const std::string& op_type, const std::vecto
   OFLITE_CHECK_OR_RETURN(!inputs.empty(), NotImplemented) << op_type << ": ops without inputs";
   const Device device = inputs[0].device();
   KernelMatchContext match{device.type(), {}, {}, &complete_attrs};
-  for (const TensorDesc& d : input_descs) { match.input_dtypes.push_back(d.dtype); }
-  for (const TensorDesc& d : output_descs) { match.output_dtypes.push_back(d.dtype); }
+  for (const TensorDesc& d : input_descs) {
+    match.input_dtypes.push_back(d.dtype);
+  }
+  for (const TensorDesc& d : output_descs) {
+    match.output_dtypes.push_back(d.dtype);
+  }
   const KernelRegistration* kernel = KernelRegistry::Global().Find(op_type, match);
   if (kernel == nullptr) {
     std::string dtypes;
-    for (DataType d : match.input_dtypes) { dtypes += (dtypes.empty() ? "" : ", ") + std::string(DataTypeName(d)); }
+    for (DataType d : match.input_dtypes) {
+      dtypes += (dtypes.empty() ? "" : ", ") + std::string(DataTypeName(d));
+    }
     return OFLITE_ERROR(NotImplemented)
            << op_type << ": no kernel for device " << device << " with input dtype(s) (" << dtypes
            << "); kernels exist for: " << DescribeKernels(*schema);
@@ -99,12 +115,11 @@ Maybe<std::vector<Tensor>> Dispatch(const std::string& op_type, const std::vecto
   }
   ep::Device* ep_device = nullptr;
   OFLITE_ASSIGN_OR_RETURN(ep_device, ep::GetDevice(device));
-  KernelComputeContext ctx(schema, &inputs, &outputs, &complete_attrs,
-                           ep_device->default_stream());
+  KernelComputeContext ctx(schema, &inputs, &outputs, &complete_attrs, ep_device->default_stream());
   OFLITE_JUST(kernel->kernel->Compute(&ctx));
   if (!live_traces.empty()) {
-    live_traces.back()->Add({MakeOpConf(*schema, complete_attrs), device, kernel->name,
-                        ctx.primitives()});
+    live_traces.back()->Add(
+        {MakeOpConf(*schema, complete_attrs), device, kernel->name, ctx.primitives()});
   }
   return outputs;
 }

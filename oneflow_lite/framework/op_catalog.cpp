@@ -15,7 +15,9 @@ proto::OpDefList OpCatalog() {
     *def = schema->ToProto();
     for (const KernelRegistration& kernel : kernels.KernelsOf(op_type)) {
       for (DeviceType device_type : kAllDeviceTypes) {
-        if (ep::FindDeviceProvider(device_type) == nullptr) { continue; }
+        if (ep::FindDeviceProvider(device_type) == nullptr) {
+          continue;
+        }
         proto::KernelDef* kernel_def = def->add_kernel();
         kernel_def->set_name(kernel.name);
         kernel_def->set_device(DeviceTypeName(device_type));

@@ -36,7 +36,9 @@ void KernelRegistry::Register(KernelRegistration registration) {
 const KernelRegistration* KernelRegistry::Find(const std::string& op_type,
                                                const KernelMatchContext& ctx) const {
   for (const KernelRegistration& kernel : KernelsOf(op_type)) {
-    if (kernel.is_matched(ctx)) { return &kernel; }
+    if (kernel.is_matched(ctx)) {
+      return &kernel;
+    }
   }
   return nullptr;
 }
@@ -55,7 +57,9 @@ std::vector<DataType> KernelRegistry::ServedDataTypes(const KernelRegistration& 
   for (DataType dtype : AllDataTypes()) {
     KernelMatchContext ctx{device_type, std::vector<DataType>(schema.inputs().size(), dtype),
                            std::vector<DataType>(schema.outputs().size(), dtype), &no_attrs};
-    if (kernel.is_matched(ctx)) { served.push_back(dtype); }
+    if (kernel.is_matched(ctx)) {
+      served.push_back(dtype);
+    }
   }
   return served;
 }

@@ -81,8 +81,8 @@ class KernelRegistry {
   const KernelRegistration* Find(const std::string& op_type, const KernelMatchContext& ctx) const;
   const std::vector<KernelRegistration>& KernelsOf(const std::string& op_type) const;
   // Dtypes served on a device type, probing each with every input and output of that dtype.
-  std::vector<DataType> ServedDataTypes(const KernelRegistration& kernel,
-                                        DeviceType device_type, const OpSchema& schema) const;
+  std::vector<DataType> ServedDataTypes(const KernelRegistration& kernel, DeviceType device_type,
+                                        const OpSchema& schema) const;
 
  private:
   std::map<std::string, std::vector<KernelRegistration>> kernels_;
@@ -90,11 +90,11 @@ class KernelRegistry {
 
 }  // namespace oflite
 
-#define OFLITE_REGISTER_KERNEL(op_type, KernelClass)                                         \
+#define OFLITE_REGISTER_KERNEL(op_type, KernelClass)                                        \
   static const bool OFLITE_CONCAT(oflite_kernel_registered_, __LINE__) = [] {               \
-    ::oflite::KernelRegistry::Global().Register({op_type, #KernelClass, &KernelClass::IsMatched, \
-                                                 std::make_shared<KernelClass>()});         \
-    return true;                                                                             \
+    ::oflite::KernelRegistry::Global().Register(                                            \
+        {op_type, #KernelClass, &KernelClass::IsMatched, std::make_shared<KernelClass>()}); \
+    return true;                                                                            \
   }()
 
 #endif  // ONEFLOW_LITE_FRAMEWORK_OP_KERNEL_H_

@@ -16,16 +16,20 @@ Maybe<const OpSchema*> OpRegistry::Find(const std::string& op_type) const {
   auto it = schemas_.find(op_type);
   if (it == schemas_.end()) {
     std::string known;
-    for (const std::string& name : OpTypes()) { known += (known.empty() ? "" : ", ") + name; }
-    return OFLITE_ERROR(ValueError) << "unknown op '" << op_type << "' (registered ops: " << known
-                                    << ")";
+    for (const std::string& name : OpTypes()) {
+      known += (known.empty() ? "" : ", ") + name;
+    }
+    return OFLITE_ERROR(ValueError)
+           << "unknown op '" << op_type << "' (registered ops: " << known << ")";
   }
   return &it->second;
 }
 
 std::vector<std::string> OpRegistry::OpTypes() const {
   std::vector<std::string> names;
-  for (const auto& entry : schemas_) { names.push_back(entry.first); }
+  for (const auto& entry : schemas_) {
+    names.push_back(entry.first);
+  }
   return names;
 }
 

@@ -31,7 +31,7 @@ struct OpRegistrar {
 
 }  // namespace oflite
 
-#define OFLITE_REGISTER_OP(op_type)                                                   \
+#define OFLITE_REGISTER_OP(op_type)                                                  \
   static const ::oflite::OpRegistrar OFLITE_CONCAT(oflite_op_registrar_, __LINE__) = \
       ::oflite::OpSchemaBuilder(op_type)
 

@@ -15,7 +15,9 @@ size_t IndexOf(const std::vector<std::string>& names, const std::string& name,
 
 InferContext::InferContext(const OpSchema* schema, std::vector<TensorDesc> inputs,
                            const AttrMap* attrs)
-    : schema_(schema), inputs_(std::move(inputs)), outputs_(schema->outputs().size()),
+    : schema_(schema),
+      inputs_(std::move(inputs)),
+      outputs_(schema->outputs().size()),
       attrs_(attrs) {}
 
 const std::string& InferContext::op_type() const { return schema_->name(); }
@@ -38,18 +40,22 @@ Maybe<AttrMap> OpSchema::CompleteAttrs(const AttrMap& given) const {
                             [&](const AttrDef& d) { return d.name == name; });
     if (def == attrs_.end()) {
       std::string known;
-      for (const AttrDef& d : attrs_) { known += (known.empty() ? "" : ", ") + d.name; }
-      return OFLITE_ERROR(ValueError) << name_ << ": unknown attribute '" << name
-                                      << "' (attributes: " << (known.empty() ? "none" : known)
-                                      << ")";
+      for (const AttrDef& d : attrs_) {
+        known += (known.empty() ? "" : ", ") + d.name;
+      }
+      return OFLITE_ERROR(ValueError)
+             << name_ << ": unknown attribute '" << name
+             << "' (attributes: " << (known.empty() ? "none" : known) << ")";
     }
     OFLITE_CHECK_OR_RETURN(AttrTypeOf(value) == def->type, TypeError)
-        << name_ << ": attribute '" << name << "' must be " << AttrTypeName(def->type)
-        << ", got " << AttrTypeName(AttrTypeOf(value)) << " " << AttrValueToString(value);
+        << name_ << ": attribute '" << name << "' must be " << AttrTypeName(def->type) << ", got "
+        << AttrTypeName(AttrTypeOf(value)) << " " << AttrValueToString(value);
   }
   AttrMap complete = given;
   for (const AttrDef& def : attrs_) {
-    if (complete.Has(def.name)) { continue; }
+    if (complete.Has(def.name)) {
+      continue;
+    }
     OFLITE_CHECK_OR_RETURN(def.default_value.has_value(), ValueError)
         << name_ << ": required attribute '" << def.name << "' (" << AttrTypeName(def.type)
         << ") is missing";
@@ -75,21 +81,29 @@ Maybe<std::vector<proto::SbpSignature>> OpSchema::SbpSignatures(
   std::vector<TensorDesc> outputs;
   OFLITE_ASSIGN_OR_RETURN(outputs, InferOutputs(inputs, attrs));
   InferContext ctx(this, inputs, &attrs);
-  for (size_t i = 0; i < outputs_.size(); ++i) { *ctx.MutOutput(outputs_[i]) = outputs[i]; }
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    *ctx.MutOutput(outputs_[i]) = outputs[i];
+  }
   return sbp_fn_(ctx);
 }
 
 proto::OpDef OpSchema::ToProto() const {
   proto::OpDef def;
   def.set_name(name_);
-  for (const std::string& name : inputs_) { def.add_input()->set_name(name); }
-  for (const std::string& name : outputs_) { def.add_output()->set_name(name); }
+  for (const std::string& name : inputs_) {
+    def.add_input()->set_name(name);
+  }
+  for (const std::string& name : outputs_) {
+    def.add_output()->set_name(name);
+  }
   for (const AttrDef& attr : attrs_) {
     proto::AttrDef* out = def.add_attr();
     out->set_name(attr.name);
     out->set_type(AttrTypeName(attr.type));
     out->set_required(!attr.default_value.has_value());
-    if (attr.default_value) { *out->mutable_default_value() = *attr.default_value; }
+    if (attr.default_value) {
+      *out->mutable_default_value() = *attr.default_value;
+    }
   }
   return def;
 }
@@ -143,9 +157,12 @@ std::string SbpToString(const proto::SbpParallel& sbp) {
   switch (sbp.parallel_type_case()) {
     case proto::SbpParallel::kSplitParallel:
       return "S(" + std::to_string(sbp.split_parallel().axis()) + ")";
-    case proto::SbpParallel::kBroadcastParallel: return "B";
-    case proto::SbpParallel::kPartialSumParallel: return "P";
-    case proto::SbpParallel::PARALLEL_TYPE_NOT_SET: break;
+    case proto::SbpParallel::kBroadcastParallel:
+      return "B";
+    case proto::SbpParallel::kPartialSumParallel:
+      return "P";
+    case proto::SbpParallel::PARALLEL_TYPE_NOT_SET:
+      break;
   }
   return "?";
 }

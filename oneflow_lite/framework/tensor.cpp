@@ -12,7 +12,9 @@
 namespace oflite {
 
 Storage::~Storage() {
-  if (allocator_ != nullptr) { allocator_->Deallocate(ptr_, bytes_); }
+  if (allocator_ != nullptr) {
+    allocator_->Deallocate(ptr_, bytes_);
+  }
 }
 
 Maybe<Tensor> Tensor::Empty(const Shape& shape, DataType data_type, const Device& device) {
@@ -58,7 +60,9 @@ namespace {
 // Runs one copy on the tensor's device stream and waits for it.
 Maybe<void> CopyBytes(const Device& device, primitive::MemcpyKind kind, void* dst, const void* src,
                       size_t bytes) {
-  if (bytes == 0) { return Ok(); }
+  if (bytes == 0) {
+    return Ok();
+  }
   ep::Device* ep_device = nullptr;
   OFLITE_ASSIGN_OR_RETURN(ep_device, ep::GetDevice(device));
   auto memcpy = primitive::NewPrimitive<primitive::MemcpyFactory>(device.type(), kind);
@@ -76,8 +80,8 @@ Maybe<Tensor> Tensor::FromHost(const void* data, size_t bytes, const Shape& shap
   OFLITE_CHECK_OR_RETURN(bytes == tensor.nbytes(), ValueError)
       << "Tensor::FromHost: got " << bytes << " bytes for shape " << shape << " of " << data_type
       << ", expected " << tensor.nbytes();
-  OFLITE_JUST(CopyBytes(device, primitive::MemcpyKind::kHostToDevice, tensor.mut_data(), data,
-                        bytes));
+  OFLITE_JUST(
+      CopyBytes(device, primitive::MemcpyKind::kHostToDevice, tensor.mut_data(), data, bytes));
   return tensor;
 }
 
@@ -104,7 +108,9 @@ Maybe<Tensor> Tensor::Full(const Shape& shape, double value, DataType data_type,
   OFLITE_JUST(CheckRepresentable(value, data_type));
   Tensor tensor;
   OFLITE_ASSIGN_OR_RETURN(tensor, Empty(shape, data_type, device));
-  if (tensor.elem_cnt() == 0) { return tensor; }
+  if (tensor.elem_cnt() == 0) {
+    return tensor;
+  }
   auto fill = primitive::NewPrimitive<primitive::FillFactory>(device.type(), data_type);
   OFLITE_CHECK_OR_RETURN(fill != nullptr, NotImplemented)
       << "Tensor::Full: no fill primitive for " << data_type << " on " << device;
@@ -124,7 +130,9 @@ Maybe<void> Tensor::CopyToHost(void* dst, size_t bytes) const {
 }
 
 Maybe<Tensor> Tensor::To(const Device& device) const {
-  if (device == device_) { return *this; }
+  if (device == device_) {
+    return *this;
+  }
   std::vector<char> host(nbytes());
   OFLITE_JUST(CopyToHost(host.data(), host.size()));
   return FromHost(host.data(), host.size(), shape_, dtype_, device);

@@ -93,8 +93,8 @@ Maybe<Tensor> Tensor::FromVector(const std::vector<T>& values, const Shape& shap
                                  const Device& device) {
   OFLITE_JUST(shape.Validate());
   OFLITE_CHECK_OR_RETURN(static_cast<int64_t>(values.size()) == shape.elem_cnt(), ValueError)
-      << "Tensor::FromVector: " << values.size() << " values cannot fill shape " << shape
-      << " of " << shape.elem_cnt() << " elements";
+      << "Tensor::FromVector: " << values.size() << " values cannot fill shape " << shape << " of "
+      << shape.elem_cnt() << " elements";
   if constexpr (std::is_same_v<T, bool>) {  // vector<bool> is packed: unpack it first
     std::vector<uint8_t> bytes(values.begin(), values.end());
     return FromHost(bytes.data(), bytes.size(), shape, DataType::kBool, device);

@@ -13,7 +13,9 @@ bool HasCudaProvider() { return ep::FindDeviceProvider(DeviceType::kCUDA) != nul
 class CudaProviderTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (ep::DeviceCount(DeviceType::kCUDA) == 0) { GTEST_SKIP() << "no CUDA device visible"; }
+    if (ep::DeviceCount(DeviceType::kCUDA) == 0) {
+      GTEST_SKIP() << "no CUDA device visible";
+    }
   }
 };
 
@@ -49,9 +51,11 @@ TEST_F(CudaProviderTest, OpsWithoutCudaPrimitivesAreNotImplemented) {
 }
 
 TEST(CudaProvider, NoVisibleGpuIsAClearDeviceError) {
-  if (ep::DeviceCount(DeviceType::kCUDA) > 0) { GTEST_SKIP() << "a CUDA device is visible"; }
-  ExpectError(Tensor::Empty(Shape{2}, DataType::kFloat32, Device::Cuda(0)),
-              ErrorKind::kDeviceError, {"cuda:0", "not available"});
+  if (ep::DeviceCount(DeviceType::kCUDA) > 0) {
+    GTEST_SKIP() << "a CUDA device is visible";
+  }
+  ExpectError(Tensor::Empty(Shape{2}, DataType::kFloat32, Device::Cuda(0)), ErrorKind::kDeviceError,
+              {"cuda:0", "not available"});
 }
 
 TEST(CudaProvider, ProviderIsBuiltInExactlyWhenConfigured) {

@@ -33,11 +33,10 @@ TEST_P(SoftmaxFunctionalTest, ForwardEveryRankAndDim) {
       EXPECT_EQ(y.shape(), shape);
       EXPECT_EQ(y.dtype(), dtype);
       const int64_t wrapped = dim < 0 ? dim + extent : dim;
-      ExpectAllClose(ToDoubles(y), ReferenceSoftmax(x, shape, wrapped, log),
-                     SoftmaxTolerance(dtype),
-                     std::string(log ? "log_softmax " : "softmax ") + DataTypeName(dtype) + " " +
-                         shape.ToString() + " dim " + std::to_string(dim) + " seed " +
-                         std::to_string(seed));
+      ExpectAllClose(
+          ToDoubles(y), ReferenceSoftmax(x, shape, wrapped, log), SoftmaxTolerance(dtype),
+          std::string(log ? "log_softmax " : "softmax ") + DataTypeName(dtype) + " " +
+              shape.ToString() + " dim " + std::to_string(dim) + " seed " + std::to_string(seed));
     }
   }
 }
@@ -57,11 +56,10 @@ TEST_P(SoftmaxFunctionalTest, BackwardEveryRankAndDim) {
       const Tensor dx = Unwrap(log ? functional::LogSoftmaxGrad(y_t, dy_t, dim)
                                    : functional::SoftmaxGrad(y_t, dy_t, dim));
       EXPECT_EQ(dx.shape(), shape);
-      ExpectAllClose(ToDoubles(dx), ReferenceSoftmaxGrad(y, dy, shape, wrapped, log),
-                     SoftmaxTolerance(dtype),
-                     std::string(log ? "log_softmax_grad " : "softmax_grad ") +
-                         DataTypeName(dtype) + " " + shape.ToString() + " dim " +
-                         std::to_string(dim) + " seed " + std::to_string(seed));
+      ExpectAllClose(
+          ToDoubles(dx), ReferenceSoftmaxGrad(y, dy, shape, wrapped, log), SoftmaxTolerance(dtype),
+          std::string(log ? "log_softmax_grad " : "softmax_grad ") + DataTypeName(dtype) + " " +
+              shape.ToString() + " dim " + std::to_string(dim) + " seed " + std::to_string(seed));
     }
   }
 }
@@ -108,14 +106,16 @@ TEST(SoftmaxFunctional, SpecialValuesMatchPyTorch) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   // Rows: one +inf (PyTorch: all NaN), all -inf (all NaN), one NaN (all NaN), one -inf among
   // finite values (exactly 0 there, the rest a softmax of the finite values).
-  const std::vector<double> x = {1, inf, 2,  -inf, -inf, -inf, 1, nan, 3, -inf, 0, 0};
+  const std::vector<double> x = {1, inf, 2, -inf, -inf, -inf, 1, nan, 3, -inf, 0, 0};
   const Shape shape = {4, 3};
   for (DataType dtype : FloatingDataTypes()) {
     for (bool log : {false, true}) {
       const Tensor t = MakeTensor(x, shape, dtype);
       const std::vector<double> y =
           ToDoubles(Unwrap(log ? functional::LogSoftmax(t, 1) : functional::Softmax(t, 1)));
-      for (int i = 0; i < 9; ++i) { EXPECT_TRUE(std::isnan(y[i])) << i << " " << DataTypeName(dtype); }
+      for (int i = 0; i < 9; ++i) {
+        EXPECT_TRUE(std::isnan(y[i])) << i << " " << DataTypeName(dtype);
+      }
       EXPECT_EQ(y[9], log ? -inf : 0.0) << DataTypeName(dtype);
       const double half = log ? std::log(0.5) : 0.5;
       EXPECT_NEAR(y[10], half, SoftmaxTolerance(dtype));
@@ -127,7 +127,7 @@ TEST(SoftmaxFunctional, SpecialValuesMatchPyTorch) {
 TEST(SoftmaxFunctional, ExtremeFiniteValuesStayFiniteAndSumToOne) {
   for (DataType dtype : FloatingDataTypes()) {
     // The largest and smallest magnitudes each dtype holds, plus ordinary values.
-    const double big = dtype == DataType::kFloat16 ? 65504.0
+    const double big = dtype == DataType::kFloat16   ? 65504.0
                        : dtype == DataType::kFloat64 ? 1e300
                                                      : 3e38;
     const double tiny = dtype == DataType::kFloat16 ? 6e-8 : 1e-38;
@@ -164,8 +164,8 @@ TEST(SoftmaxFunctional, DimOutOfRangeIsIndexError) {
 }
 
 TEST(SoftmaxFunctional, IntegerAndBoolDtypesAreTypeErrors) {
-  for (DataType dtype : {DataType::kInt8, DataType::kUInt8, DataType::kInt32, DataType::kInt64,
-                         DataType::kBool}) {
+  for (DataType dtype :
+       {DataType::kInt8, DataType::kUInt8, DataType::kInt32, DataType::kInt64, DataType::kBool}) {
     const Tensor x = MakeTensor({1, 0, 1, 1}, Shape{2, 2}, dtype);
     ExpectError(functional::Softmax(x, 1), ErrorKind::kTypeError,
                 {"softmax", "floating dtype", DataTypeName(dtype)});

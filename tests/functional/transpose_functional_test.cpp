@@ -24,7 +24,9 @@ TEST(TransposeFunctional, EveryPermutationUpToRankFourEveryDtype) {
       std::iota(perm.begin(), perm.end(), 0);
       do {
         const Tensor y = Unwrap(functional::Transpose(t, perm));
-        for (size_t i = 0; i < perm.size(); ++i) { EXPECT_EQ(y.shape()[i], shape[perm[i]]); }
+        for (size_t i = 0; i < perm.size(); ++i) {
+          EXPECT_EQ(y.shape()[i], shape[perm[i]]);
+        }
         EXPECT_EQ(ToDoubles(y), ReferencePermute(x, shape, perm)) << DataTypeName(dtype);
       } while (std::next_permutation(perm.begin(), perm.end()));
     }

@@ -50,7 +50,9 @@ HostTensor Concat(const std::vector<HostTensor>& pieces, int64_t axis) {
 }
 
 bool SameAs(const HostTensor& a, const HostTensor& b) {
-  if (a.shape != b.shape) { return false; }
+  if (a.shape != b.shape) {
+    return false;
+  }
   for (size_t i = 0; i < a.values.size(); ++i) {
     if (std::abs(a.values[i] - b.values[i]) > 1e-9 * std::max(1.0, std::abs(b.values[i]))) {
       return false;
@@ -61,7 +63,9 @@ bool SameAs(const HostTensor& a, const HostTensor& b) {
 
 std::vector<proto::SbpParallel> Candidates(int64_t rank) {
   std::vector<proto::SbpParallel> all;
-  for (int64_t axis = 0; axis < rank; ++axis) { all.push_back(SplitSbp(axis)); }
+  for (int64_t axis = 0; axis < rank; ++axis) {
+    all.push_back(SplitSbp(axis));
+  }
   all.push_back(BroadcastSbp());
   all.push_back(PartialSumSbp());
   return all;
@@ -83,12 +87,16 @@ class SbpSimulation {
     std::function<void(size_t)> choose = [&](size_t i) {
       if (i == args.size()) {
         proto::SbpSignature signature;
-        for (size_t k = 0; k < args.size(); ++k) { (*signature.mutable_arg_sbp())[args[k]] = chosen[k]; }
-        if (IsValid(chosen)) { valid.insert(SbpSignatureToString(signature, args)); }
+        for (size_t k = 0; k < args.size(); ++k) {
+          (*signature.mutable_arg_sbp())[args[k]] = chosen[k];
+        }
+        if (IsValid(chosen)) {
+          valid.insert(SbpSignatureToString(signature, args));
+        }
         return;
       }
-      const int64_t rank = i < inputs_.size() ? inputs_[i].shape.rank()
-                                              : full_[i - inputs_.size()].shape.rank();
+      const int64_t rank =
+          i < inputs_.size() ? inputs_[i].shape.rank() : full_[i - inputs_.size()].shape.rank();
       for (const proto::SbpParallel& sbp : Candidates(rank)) {
         chosen[i] = sbp;
         choose(i + 1);
@@ -101,7 +109,9 @@ class SbpSimulation {
   // What the op lists, as strings.
   std::set<std::string> ListedSignatures() {
     std::vector<TensorDesc> descs;
-    for (const HostTensor& t : inputs_) { descs.push_back({t.shape, DataType::kFloat64}); }
+    for (const HostTensor& t : inputs_) {
+      descs.push_back({t.shape, DataType::kFloat64});
+    }
     const AttrMap complete = Unwrap(schema_->CompleteAttrs(attrs_));
     std::set<std::string> listed;
     for (const proto::SbpSignature& s : Unwrap(schema_->SbpSignatures(descs, complete))) {
@@ -119,22 +129,32 @@ class SbpSimulation {
 
   Maybe<std::vector<HostTensor>> Run(const std::vector<HostTensor>& inputs) const {
     std::vector<Tensor> tensors;
-    for (const HostTensor& t : inputs) { tensors.push_back(MakeTensor(t.values, t.shape, DataType::kFloat64)); }
+    for (const HostTensor& t : inputs) {
+      tensors.push_back(MakeTensor(t.values, t.shape, DataType::kFloat64));
+    }
     std::vector<Tensor> outputs;
     OFLITE_ASSIGN_OR_RETURN(outputs, Dispatch(op_type_, tensors, attrs_));
     std::vector<HostTensor> host;
-    for (const Tensor& t : outputs) { host.push_back({t.shape(), ToDoubles(t)}); }
+    for (const Tensor& t : outputs) {
+      host.push_back({t.shape(), ToDoubles(t)});
+    }
     return host;
   }
 
   // The local input of `rank` under `sbp`; partial-sum pieces are random and add up to t.
   HostTensor LocalInput(const HostTensor& t, const proto::SbpParallel& sbp, int rank,
                         uint64_t seed) const {
-    if (sbp.has_split_parallel()) { return SplitPiece(t, sbp.split_parallel().axis(), rank); }
-    if (sbp.has_broadcast_parallel()) { return t; }
+    if (sbp.has_split_parallel()) {
+      return SplitPiece(t, sbp.split_parallel().axis(), rank);
+    }
+    if (sbp.has_broadcast_parallel()) {
+      return t;
+    }
     HostTensor part{t.shape, RandomValues(t.values.size(), seed)};
     if (rank == kRanks - 1) {
-      for (size_t i = 0; i < t.values.size(); ++i) { part.values[i] = t.values[i] - part.values[i]; }
+      for (size_t i = 0; i < t.values.size(); ++i) {
+        part.values[i] = t.values[i] - part.values[i];
+      }
     }
     return part;
   }
@@ -145,20 +165,28 @@ class SbpSimulation {
     if (sbp.has_split_parallel()) {
       const int64_t axis = sbp.split_parallel().axis();
       for (const HostTensor& p : pieces) {
-        if (p.shape.rank() != full.shape.rank()) { return false; }
+        if (p.shape.rank() != full.shape.rank()) {
+          return false;
+        }
       }
       return SameAs(Concat(pieces, axis), full);
     }
     if (sbp.has_broadcast_parallel()) {
       for (const HostTensor& p : pieces) {
-        if (!SameAs(p, full)) { return false; }
+        if (!SameAs(p, full)) {
+          return false;
+        }
       }
       return true;
     }
     HostTensor sum = pieces[0];
     for (size_t r = 1; r < pieces.size(); ++r) {
-      if (pieces[r].shape != sum.shape) { return false; }
-      for (size_t i = 0; i < sum.values.size(); ++i) { sum.values[i] += pieces[r].values[i]; }
+      if (pieces[r].shape != sum.shape) {
+        return false;
+      }
+      for (size_t i = 0; i < sum.values.size(); ++i) {
+        sum.values[i] += pieces[r].values[i];
+      }
     }
     return SameAs(sum, full);
   }
@@ -172,13 +200,19 @@ class SbpSimulation {
         local.push_back(LocalInput(inputs_[i], chosen[i], rank, 1000 + i));
       }
       Maybe<std::vector<HostTensor>> out = Run(local);
-      if (!out.ok()) { return false; }  // e.g. pieces of mismatched shapes
+      if (!out.ok()) {
+        return false;
+      }  // e.g. pieces of mismatched shapes
       outputs_per_rank.push_back(out.value());
     }
     for (size_t o = 0; o < full_.size(); ++o) {
       std::vector<HostTensor> pieces;
-      for (const auto& outs : outputs_per_rank) { pieces.push_back(outs[o]); }
-      if (!Reassembles(pieces, chosen[inputs_.size() + o], full_[o])) { return false; }
+      for (const auto& outs : outputs_per_rank) {
+        pieces.push_back(outs[o]);
+      }
+      if (!Reassembles(pieces, chosen[inputs_.size() + o], full_[o])) {
+        return false;
+      }
     }
     return true;
   }

@@ -29,13 +29,16 @@ void CheckPermute(const Shape& shape, const std::vector<int64_t>& perm, DataType
   const std::vector<double> x = DistinctValues(static_cast<size_t>(shape.elem_cnt()), dtype);
   const Tensor x_t = MakeTensor(x, shape, dtype);
   std::vector<int64_t> out_dims;
-  for (int64_t p : perm) { out_dims.push_back(shape[p]); }
+  for (int64_t p : perm) {
+    out_dims.push_back(shape[p]);
+  }
   const Tensor y_t = Unwrap(Tensor::Full(Shape(out_dims), 0, dtype));
-  auto permute = primitive::NewPrimitive<primitive::PermuteFactory>(DeviceType::kCPU, dtype,
-                                                                    perm.size());
+  auto permute =
+      primitive::NewPrimitive<primitive::PermuteFactory>(DeviceType::kCPU, dtype, perm.size());
   ASSERT_NE(permute, nullptr);
-  ASSERT_TRUE(permute->Launch(CpuStream(), perm.size(), shape.dims().data(), x_t.data(),
-                              perm.data(), y_t.mut_data())
+  ASSERT_TRUE(permute
+                  ->Launch(CpuStream(), perm.size(), shape.dims().data(), x_t.data(), perm.data(),
+                           y_t.mut_data())
                   .ok());
   const std::vector<double> expected = ReferencePermute(x, shape, perm);
   EXPECT_EQ(ToDoubles(y_t), expected) << DataTypeName(dtype) << " " << shape;
@@ -47,7 +50,9 @@ TEST(PermutePrimitive, EveryPermutationUpToRankThreeEveryDtype) {
     for (const Shape& shape : shapes) {
       std::vector<int64_t> perm(static_cast<size_t>(shape.rank()));
       std::iota(perm.begin(), perm.end(), 0);
-      do { CheckPermute(shape, perm, dtype); } while (std::next_permutation(perm.begin(), perm.end()));
+      do {
+        CheckPermute(shape, perm, dtype);
+      } while (std::next_permutation(perm.begin(), perm.end()));
     }
   }
 }

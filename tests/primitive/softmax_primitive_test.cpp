@@ -17,8 +17,8 @@ struct RowShape {
   size_t rows;
   size_t cols;
 };
-const RowShape kRowShapes[] = {{1, 1}, {3, 7}, {5, 32}, {4, 33}, {2, 1000}, {3, 1024},
-                               {2, 1025}, {2, 4096}, {1, 12345}};
+const RowShape kRowShapes[] = {{1, 1},    {3, 7},    {5, 32},   {4, 33},   {2, 1000},
+                               {3, 1024}, {2, 1025}, {2, 4096}, {1, 12345}};
 
 ep::Stream* CpuStream() { return Unwrap(ep::GetDevice(Device::Cpu()))->default_stream(); }
 
@@ -41,13 +41,16 @@ TEST_P(SoftmaxPrimitiveTest, ForwardMatchesReference) {
       std::unique_ptr<primitive::Softmax> softmax;
       std::unique_ptr<primitive::LogSoftmax> log_softmax;
       if (log) {
-        log_softmax = primitive::NewPrimitive<primitive::LogSoftmaxFactory>(DeviceType::kCPU, dtype);
+        log_softmax =
+            primitive::NewPrimitive<primitive::LogSoftmaxFactory>(DeviceType::kCPU, dtype);
         ASSERT_NE(log_softmax, nullptr);
-        ASSERT_TRUE(log_softmax->Launch(CpuStream(), rs.rows, rs.cols, x_t.data(), y_t.mut_data()).ok());
+        ASSERT_TRUE(
+            log_softmax->Launch(CpuStream(), rs.rows, rs.cols, x_t.data(), y_t.mut_data()).ok());
       } else {
         softmax = primitive::NewPrimitive<primitive::SoftmaxFactory>(DeviceType::kCPU, dtype);
         ASSERT_NE(softmax, nullptr);
-        ASSERT_TRUE(softmax->Launch(CpuStream(), rs.rows, rs.cols, x_t.data(), y_t.mut_data()).ok());
+        ASSERT_TRUE(
+            softmax->Launch(CpuStream(), rs.rows, rs.cols, x_t.data(), y_t.mut_data()).ok());
       }
       ExpectAllClose(ToDoubles(y_t), ReferenceSoftmax(x, shape, 1, log), SoftmaxTolerance(dtype),
                      std::string(log ? "log_softmax " : "softmax ") + DataTypeName(dtype) + " " +
@@ -63,20 +66,24 @@ TEST_P(SoftmaxPrimitiveTest, BackwardMatchesReference) {
       const Shape shape = {static_cast<int64_t>(rs.rows), static_cast<int64_t>(rs.cols)};
       const uint64_t seed = rs.rows * 104729 + rs.cols;
       // y as the forward pass makes it, so the sums have realistic magnitudes.
-      const std::vector<double> y = RoundTo(
-          ReferenceSoftmax(RandomValues(rs.rows * rs.cols, seed), shape, 1, log), dtype);
+      const std::vector<double> y =
+          RoundTo(ReferenceSoftmax(RandomValues(rs.rows * rs.cols, seed), shape, 1, log), dtype);
       const std::vector<double> dy = RoundTo(RandomValues(rs.rows * rs.cols, seed + 1), dtype);
       const Tensor y_t = MakeTensor(y, shape, dtype), dy_t = MakeTensor(dy, shape, dtype);
       const Tensor dx_t = Poisoned(shape, dtype);
       Maybe<void> launched = Ok();
       if (log) {
-        auto p = primitive::NewPrimitive<primitive::LogSoftmaxBackwardFactory>(DeviceType::kCPU, dtype);
+        auto p =
+            primitive::NewPrimitive<primitive::LogSoftmaxBackwardFactory>(DeviceType::kCPU, dtype);
         ASSERT_NE(p, nullptr);
-        launched = p->Launch(CpuStream(), rs.rows, rs.cols, y_t.data(), dy_t.data(), dx_t.mut_data());
+        launched =
+            p->Launch(CpuStream(), rs.rows, rs.cols, y_t.data(), dy_t.data(), dx_t.mut_data());
       } else {
-        auto p = primitive::NewPrimitive<primitive::SoftmaxBackwardFactory>(DeviceType::kCPU, dtype);
+        auto p =
+            primitive::NewPrimitive<primitive::SoftmaxBackwardFactory>(DeviceType::kCPU, dtype);
         ASSERT_NE(p, nullptr);
-        launched = p->Launch(CpuStream(), rs.rows, rs.cols, y_t.data(), dy_t.data(), dx_t.mut_data());
+        launched =
+            p->Launch(CpuStream(), rs.rows, rs.cols, y_t.data(), dy_t.data(), dx_t.mut_data());
       }
       ASSERT_TRUE(launched.ok());
       const std::vector<double> expected = ReferenceSoftmaxGrad(y, dy, shape, 1, log);
@@ -101,8 +108,8 @@ INSTANTIATE_TEST_SUITE_P(FloatDtypes, SoftmaxPrimitiveTest,
                          [](const auto& info) { return std::string(DataTypeName(info.param)); });
 
 TEST(SoftmaxPrimitive, FactoryRefusesNonFloatingDtypes) {
-  for (DataType dtype : {DataType::kInt8, DataType::kUInt8, DataType::kInt32, DataType::kInt64,
-                         DataType::kBool}) {
+  for (DataType dtype :
+       {DataType::kInt8, DataType::kUInt8, DataType::kInt32, DataType::kInt64, DataType::kBool}) {
     EXPECT_EQ(primitive::NewPrimitive<primitive::SoftmaxFactory>(DeviceType::kCPU, dtype), nullptr)
         << DataTypeName(dtype);
     EXPECT_EQ(primitive::NewPrimitive<primitive::SoftmaxBackwardFactory>(DeviceType::kCPU, dtype),

@@ -10,7 +10,9 @@ std::vector<double> RandomValues(size_t count, uint64_t seed, double lo, double 
   std::mt19937_64 engine(seed);
   std::uniform_real_distribution<double> dist(lo, hi);
   std::vector<double> values(count);
-  for (double& v : values) { v = dist(engine); }
+  for (double& v : values) {
+    v = dist(engine);
+  }
   return values;
 }
 
@@ -19,7 +21,9 @@ Tensor MakeTensor(const std::vector<double>& values, const Shape& shape, DataTyp
   return VisitDataType(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     std::vector<T> typed;
-    for (double v : values) { typed.push_back(static_cast<T>(v)); }
+    for (double v : values) {
+      typed.push_back(static_cast<T>(v));
+    }
     return Unwrap(Tensor::FromVector<T>(typed, shape, device));
   });
 }
@@ -40,17 +44,23 @@ std::vector<double> RoundTo(const std::vector<double>& values, DataType dtype) {
   return VisitDataType(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     std::vector<double> rounded;
-    for (double v : values) { rounded.push_back(static_cast<double>(static_cast<T>(v))); }
+    for (double v : values) {
+      rounded.push_back(static_cast<double>(static_cast<T>(v)));
+    }
     return rounded;
   });
 }
 
 double SoftmaxTolerance(DataType dtype) {
   switch (dtype) {
-    case DataType::kFloat64: return 1e-12;
-    case DataType::kFloat16: return 1e-3;
-    case DataType::kBFloat16: return 8e-3;
-    default: return 1e-5;
+    case DataType::kFloat64:
+      return 1e-12;
+    case DataType::kFloat16:
+      return 1e-3;
+    case DataType::kBFloat16:
+      return 8e-3;
+    default:
+      return 1e-5;
   }
 }
 
@@ -82,7 +92,9 @@ void ForEachRow(const Shape& shape, int64_t dim, Fn fn) {
   const int64_t outer = shape.Count(0, dim), length = shape[dim],
                 inner = shape.Count(dim + 1, rank);
   for (int64_t o = 0; o < outer; ++o) {
-    for (int64_t i = 0; i < inner; ++i) { fn(o * length * inner + i, inner, length); }
+    for (int64_t i = 0; i < inner; ++i) {
+      fn(o * length * inner + i, inner, length);
+    }
   }
 }
 }  // namespace
@@ -99,7 +111,9 @@ std::vector<double> ReferenceSoftmax(const std::vector<double>& x, const Shape& 
       max = std::max(max, v);
     }
     double sum = 0;
-    for (int64_t k = 0; k < length; ++k) { sum += std::exp(x[static_cast<size_t>(base + k * stride)] - max); }
+    for (int64_t k = 0; k < length; ++k) {
+      sum += std::exp(x[static_cast<size_t>(base + k * stride)] - max);
+    }
     for (int64_t k = 0; k < length; ++k) {
       const size_t at = static_cast<size_t>(base + k * stride);
       const double shifted = x[at] - max;  // NaN for inf - inf: the PyTorch result too
@@ -131,7 +145,9 @@ std::vector<double> ReferencePermute(const std::vector<double>& x, const Shape& 
                                      const std::vector<int64_t>& perm) {
   const int64_t rank = shape.rank();
   std::vector<int64_t> out_dims(static_cast<size_t>(rank));
-  for (int64_t i = 0; i < rank; ++i) { out_dims[static_cast<size_t>(i)] = shape[perm[static_cast<size_t>(i)]]; }
+  for (int64_t i = 0; i < rank; ++i) {
+    out_dims[static_cast<size_t>(i)] = shape[perm[static_cast<size_t>(i)]];
+  }
   const Strides in_strides = ContiguousStrides(shape);
   std::vector<double> y(x.size());
   for (size_t n = 0; n < y.size(); ++n) {

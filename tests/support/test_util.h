@@ -17,7 +17,9 @@ namespace test {
 // Unwraps a Maybe in a test, failing with the error's full text.
 template <typename T>
 T Unwrap(Maybe<T> maybe) {
-  if (!maybe.ok()) { ADD_FAILURE() << maybe.error().ToString(); }
+  if (!maybe.ok()) {
+    ADD_FAILURE() << maybe.error().ToString();
+  }
   EXPECT_TRUE(maybe.ok());
   return std::move(maybe).value();
 }

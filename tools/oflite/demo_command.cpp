@@ -47,15 +47,17 @@ Maybe<void> Show(const std::string& title, const Call& call, const Tensor& x_cpu
   TracedResult result = RunTraced(call, x);
   if (!result.y.ok() && result.y.error().kind() == ErrorKind::kNotImplemented &&
       preferred != Device::Cpu()) {
-    std::cout << "  (" << preferred << " cannot serve this call yet: "
-              << result.y.error().message() << "; running it on cpu)\n";
+    std::cout << "  (" << preferred << " cannot serve this call yet: " << result.y.error().message()
+              << "; running it on cpu)\n";
     result = RunTraced(call, x_cpu);
   }
   OFLITE_JUST(result.y);
   for (const DispatchRecord& record : result.records) {
-    std::cout << "  dispatch " << record.op_conf.op_type() << " on " << record.device
-              << ": kernel " << record.kernel << ", primitive";
-    for (const std::string& p : record.primitives) { std::cout << " " << p; }
+    std::cout << "  dispatch " << record.op_conf.op_type() << " on " << record.device << ": kernel "
+              << record.kernel << ", primitive";
+    for (const std::string& p : record.primitives) {
+      std::cout << " " << p;
+    }
     std::cout << "\n";
   }
   Tensor y_cpu;
@@ -76,12 +78,15 @@ Maybe<void> Demo() {
             << " CUDA device(s) visible, preferring " << preferred << "\n";
   std::cout << "x " << shape << " float32\n";
   PrintMatrix(shape, data);
-  OFLITE_JUST(Show("softmax(x, dim=0)  [dim 0 is moved last by a transpose, then back]",
-                   [](const Tensor& t) { return functional::Softmax(t, 0); }, x, preferred));
-  OFLITE_JUST(Show("softmax(x, dim=-1)",
-                   [](const Tensor& t) { return functional::Softmax(t, -1); }, x, preferred));
-  OFLITE_JUST(Show("log_softmax(x, dim=-1)",
-                   [](const Tensor& t) { return functional::LogSoftmax(t, -1); }, x, preferred));
+  OFLITE_JUST(Show(
+      "softmax(x, dim=0)  [dim 0 is moved last by a transpose, then back]",
+      [](const Tensor& t) { return functional::Softmax(t, 0); }, x, preferred));
+  OFLITE_JUST(Show(
+      "softmax(x, dim=-1)", [](const Tensor& t) { return functional::Softmax(t, -1); }, x,
+      preferred));
+  OFLITE_JUST(Show(
+      "log_softmax(x, dim=-1)", [](const Tensor& t) { return functional::LogSoftmax(t, -1); }, x,
+      preferred));
   return Ok();
 }
 }  // namespace

@@ -42,15 +42,23 @@ const std::vector<FunctionEntry>& Functions() {
   static const std::vector<FunctionEntry> functions = {
       {"softmax", {"x"}, {ArgWithDefault("dim", -1)}, CallWithDim<functional::Softmax>},
       {"log_softmax", {"x"}, {ArgWithDefault("dim", -1)}, CallWithDim<functional::LogSoftmax>},
-      {"softmax_grad", {"y", "dy"}, {ArgWithDefault("dim", -1)},
+      {"softmax_grad",
+       {"y", "dy"},
+       {ArgWithDefault("dim", -1)},
        CallGradWithDim<functional::SoftmaxGrad>},
-      {"log_softmax_grad", {"y", "dy"}, {ArgWithDefault("dim", -1)},
+      {"log_softmax_grad",
+       {"y", "dy"},
+       {ArgWithDefault("dim", -1)},
        CallGradWithDim<functional::LogSoftmaxGrad>},
-      {"transpose", {"x"}, {Arg("perm", AttrType::kListInt64)},
+      {"transpose",
+       {"x"},
+       {Arg("perm", AttrType::kListInt64)},
        [](const std::vector<Tensor>& t, const AttrMap& a) {
          return CallWithPerm<functional::Transpose>(t, a, "perm");
        }},
-      {"permute", {"x"}, {Arg("dims", AttrType::kListInt64)},
+      {"permute",
+       {"x"},
+       {Arg("dims", AttrType::kListInt64)},
        [](const std::vector<Tensor>& t, const AttrMap& a) {
          return CallWithPerm<functional::Permute>(t, a, "dims");
        }},
@@ -61,7 +69,9 @@ const std::vector<FunctionEntry>& Functions() {
 Maybe<const FunctionEntry*> FindFunction(const std::string& name) {
   std::string known;
   for (const FunctionEntry& f : Functions()) {
-    if (f.name == name) { return &f; }
+    if (f.name == name) {
+      return &f;
+    }
     known += (known.empty() ? "" : ", ") + f.name;
   }
   return OFLITE_ERROR(ValueError) << "unknown function '" << name << "' (known: " << known << ")";
@@ -78,17 +88,22 @@ Maybe<AttrMap> ParseArgs(const FunctionEntry& function, const std::vector<std::s
                             [&](const AttrDef& d) { return d.name == name; });
     if (def == function.args.end()) {
       std::string known;
-      for (const AttrDef& d : function.args) { known += (known.empty() ? "" : ", ") + d.name; }
-      return OFLITE_ERROR(ValueError) << function.name << ": unknown argument '" << name
-                                      << "' (arguments: " << known << ")";
+      for (const AttrDef& d : function.args) {
+        known += (known.empty() ? "" : ", ") + d.name;
+      }
+      return OFLITE_ERROR(ValueError)
+             << function.name << ": unknown argument '" << name << "' (arguments: " << known << ")";
     }
     auto parsed = ParseAttrValue(def->type, pair.substr(eq + 1));
     OFLITE_CHECK_OR_RETURN(parsed.ok(), ValueError)
-        << function.name << ": argument '" << name << "': " << (parsed.ok() ? "" : parsed.error().message());
+        << function.name << ": argument '" << name
+        << "': " << (parsed.ok() ? "" : parsed.error().message());
     attrs.Set(name, AttrValue(parsed.value()));
   }
   for (const AttrDef& def : function.args) {
-    if (attrs.Has(def.name)) { continue; }
+    if (attrs.Has(def.name)) {
+      continue;
+    }
     OFLITE_CHECK_OR_RETURN(def.default_value.has_value(), ValueError)
         << function.name << ": missing argument '" << def.name << "' (" << AttrTypeName(def.type)
         << "), give it with --arg " << def.name << "=VALUE";

@@ -1,6 +1,7 @@
 // oflite: list ops, run functional calls on .npy files, and show the demo.
-#include <CLI/CLI.hpp>
 #include <glog/logging.h>
+
+#include <CLI/CLI.hpp>
 
 #include "tools/oflite/commands.h"
 
@@ -33,8 +34,14 @@ int main(int argc, char** argv) {
     app.exit(e);
     return 2;  // usage errors exit 2, whatever CLI11's own code for them is
   }
-  if (*ops) { return oflite::cli::OpsCommand(json); }
-  if (*run) { return oflite::cli::RunCommand(run_options); }
-  if (*demo) { return oflite::cli::DemoCommand(); }
+  if (*ops) {
+    return oflite::cli::OpsCommand(json);
+  }
+  if (*run) {
+    return oflite::cli::RunCommand(run_options);
+  }
+  if (*demo) {
+    return oflite::cli::DemoCommand();
+  }
   return 2;
 }

@@ -31,7 +31,9 @@ Maybe<DataType> DescrToDataType(const std::string& path, const std::string& desc
   OFLITE_CHECK_OR_RETURN(descr[0] != '>', NotImplemented)
       << path << ": big-endian data ('" << descr << "') is not supported";
   for (const Descr& d : kDescrs) {
-    if (descr.substr(1) == d.text) { return d.dtype; }
+    if (descr.substr(1) == d.text) {
+      return d.dtype;
+    }
   }
   return OFLITE_ERROR(NotImplemented)
          << path << ": unsupported NumPy dtype '" << descr
@@ -83,7 +85,8 @@ Maybe<Tensor> Load(const std::string& path, const Device& device) {
       << path << ": unsupported .npy format version " << major;
   // Version 1 stores the header length in 2 bytes, versions 2 and 3 in 4 (little-endian).
   const size_t length_bytes = major == 1 ? 2 : 4;
-  OFLITE_CHECK_OR_RETURN(bytes.size() >= 8 + length_bytes, ValueError) << path << ": truncated header";
+  OFLITE_CHECK_OR_RETURN(bytes.size() >= 8 + length_bytes, ValueError)
+      << path << ": truncated header";
   size_t header_length = 0;
   for (size_t i = 0; i < length_bytes; ++i) {
     header_length |= static_cast<size_t>(static_cast<unsigned char>(bytes[8 + i])) << (8 * i);

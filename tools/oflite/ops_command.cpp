@@ -14,14 +14,18 @@ namespace {
 template <typename Args>
 std::string JoinNames(const Args& args) {
   std::string text;
-  for (const auto& arg : args) { text += (text.empty() ? "" : ", ") + arg.name(); }
+  for (const auto& arg : args) {
+    text += (text.empty() ? "" : ", ") + arg.name();
+  }
   return text.empty() ? "-" : text;
 }
 
 void PrintOp(const proto::OpDef& op) {
   std::cout << op.name() << "\n  inputs:  " << JoinNames(op.input())
             << "\n  outputs: " << JoinNames(op.output()) << "\n  attrs:  ";
-  if (op.attr().empty()) { std::cout << " -"; }
+  if (op.attr().empty()) {
+    std::cout << " -";
+  }
   for (const proto::AttrDef& attr : op.attr()) {
     std::cout << " " << attr.name() << ":" << attr.type() << "="
               << (attr.required() ? "<required>" : AttrValueToString(attr.default_value()));
@@ -29,7 +33,9 @@ void PrintOp(const proto::OpDef& op) {
   std::cout << "\n  kernels:";
   for (const proto::KernelDef& kernel : op.kernel()) {
     std::cout << "\n    " << kernel.name() << " on " << kernel.device() << ": ";
-    if (kernel.data_type().empty()) { std::cout << "(no dtypes yet)"; }
+    if (kernel.data_type().empty()) {
+      std::cout << "(no dtypes yet)";
+    }
     for (int i = 0; i < kernel.data_type_size(); ++i) {
       std::cout << (i ? ", " : "") << DataTypeName(static_cast<DataType>(kernel.data_type(i)));
     }
@@ -46,11 +52,15 @@ int OpsCommand(bool json) {
     options.add_whitespace = true;
     options.preserve_proto_field_names = true;
     const auto status = google::protobuf::util::MessageToJsonString(catalog, &text, options);
-    if (!status.ok()) { return ReportError(Error(ErrorKind::kRuntimeError, status.ToString())); }
+    if (!status.ok()) {
+      return ReportError(Error(ErrorKind::kRuntimeError, status.ToString()));
+    }
     std::cout << text;
     return 0;
   }
-  for (const proto::OpDef& op : catalog.op()) { PrintOp(op); }
+  for (const proto::OpDef& op : catalog.op()) {
+    PrintOp(op);
+  }
   return 0;
 }
 

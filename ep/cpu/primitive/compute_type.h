@@ -26,8 +26,8 @@ template <typename T>
 using ComputeType = typename ComputeTypeOf<T>::type;
 
 template <typename T>
-constexpr bool kIsFloating = std::is_floating_point_v<T> || std::is_same_v<T, float16> ||
-                             std::is_same_v<T, bfloat16>;
+constexpr bool kIsFloating =
+    std::is_floating_point_v<T> || std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>;
 
 // New<Impl>(dtype) for primitives implemented only for the floating dtypes: an Impl<T> for
 // float32/64/16 and bfloat16, nullptr for the rest.

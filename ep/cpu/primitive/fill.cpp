@@ -1,8 +1,8 @@
 // CPU Fill for every dtype.
+#include "primitive/fill.h"
+
 #include <algorithm>
 #include <string>
-
-#include "primitive/fill.h"
 
 namespace oflite {
 namespace ep {

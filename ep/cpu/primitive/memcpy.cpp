@@ -1,7 +1,7 @@
 // CPU Memcpy: host and device memory are the same memory.
-#include <cstring>
-
 #include "primitive/memcpy.h"
+
+#include <cstring>
 
 namespace oflite {
 namespace ep {
@@ -11,7 +11,9 @@ class CpuMemcpy final : public primitive::Memcpy {
  public:
   std::string name() const override { return "cpu.memcpy"; }
   Maybe<void> Launch(Stream* /*stream*/, void* dst, const void* src, size_t bytes) override {
-    if (bytes > 0) { std::memcpy(dst, src, bytes); }
+    if (bytes > 0) {
+      std::memcpy(dst, src, bytes);
+    }
     return Ok();
   }
 };

@@ -1,9 +1,10 @@
 // CPU Softmax / LogSoftmax and their backward passes, one template per direction.
+#include "primitive/softmax.h"
+
 #include <cmath>
 #include <string>
 
 #include "ep/cpu/primitive/compute_type.h"
-#include "primitive/softmax.h"
 #include "primitive/softmax_backward.h"
 
 namespace oflite {
@@ -43,9 +44,13 @@ struct Forward {
     using C = ComputeType<T>;
     static void Row(const T* x, T* y, size_t cols) {
       C max = -INFINITY;
-      for (size_t c = 0; c < cols; ++c) { max = NanPropagatingMax(static_cast<C>(x[c]), max); }
+      for (size_t c = 0; c < cols; ++c) {
+        max = NanPropagatingMax(static_cast<C>(x[c]), max);
+      }
       C sum = 0;
-      for (size_t c = 0; c < cols; ++c) { sum += std::exp(static_cast<C>(x[c]) - max); }
+      for (size_t c = 0; c < cols; ++c) {
+        sum += std::exp(static_cast<C>(x[c]) - max);
+      }
       if (kAlgorithm == SoftmaxAlgorithm::kSoftmax) {
         const C inv = C(1) / sum;
         for (size_t c = 0; c < cols; ++c) {
@@ -53,7 +58,9 @@ struct Forward {
         }
       } else {
         const C log_sum = std::log(sum);
-        for (size_t c = 0; c < cols; ++c) { y[c] = static_cast<T>(static_cast<C>(x[c]) - max - log_sum); }
+        for (size_t c = 0; c < cols; ++c) {
+          y[c] = static_cast<T>(static_cast<C>(x[c]) - max - log_sum);
+        }
       }
     }
   };
@@ -65,11 +72,11 @@ struct Backward {
   class Impl final : public primitive::SoftmaxBackwardBase<kAlgorithm> {
    public:
     std::string name() const override {
-      return "cpu." + AlgorithmName<kAlgorithm>() + "_backward<" +
-             DataTypeName(kDataTypeOf<T>) + ">";
+      return "cpu." + AlgorithmName<kAlgorithm>() + "_backward<" + DataTypeName(kDataTypeOf<T>) +
+             ">";
     }
-    Maybe<void> Launch(Stream* /*stream*/, size_t rows, size_t cols, const void* y,
-                       const void* dy, void* dx) override {
+    Maybe<void> Launch(Stream* /*stream*/, size_t rows, size_t cols, const void* y, const void* dy,
+                       void* dx) override {
       for (size_t r = 0; r < rows; ++r) {
         const size_t offset = r * cols;
         Row(static_cast<const T*>(y) + offset, static_cast<const T*>(dy) + offset,
@@ -102,8 +109,8 @@ template <SoftmaxAlgorithm kAlgorithm>
 class CpuSoftmaxFactory final : public primitive::SoftmaxBaseFactory<kAlgorithm> {
  public:
   std::unique_ptr<primitive::SoftmaxBase<kAlgorithm>> New(DataType data_type) override {
-    return NewForFloating<primitive::SoftmaxBase<kAlgorithm>,
-                          Forward<kAlgorithm>::template Impl>(data_type);
+    return NewForFloating<primitive::SoftmaxBase<kAlgorithm>, Forward<kAlgorithm>::template Impl>(
+        data_type);
   }
 };
 

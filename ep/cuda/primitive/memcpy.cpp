@@ -1,6 +1,7 @@
 // CUDA Memcpy: cudaMemcpyAsync on the stream; unified addressing works out the direction.
-#include "ep/cuda/cuda_stream.h"
 #include "primitive/memcpy.h"
+
+#include "ep/cuda/cuda_stream.h"
 
 namespace oflite {
 namespace ep {
@@ -10,10 +11,13 @@ class CudaMemcpy final : public primitive::Memcpy {
  public:
   std::string name() const override { return "cuda.memcpy"; }
   Maybe<void> Launch(Stream* stream, void* dst, const void* src, size_t bytes) override {
-    if (bytes == 0) { return Ok(); }
+    if (bytes == 0) {
+      return Ok();
+    }
     auto* cuda_stream = static_cast<CudaStream*>(stream);
-    return CudaCheck(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, cuda_stream->cuda_stream()),
-                     "cudaMemcpyAsync");
+    return CudaCheck(
+        cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, cuda_stream->cuda_stream()),
+        "cudaMemcpyAsync");
   }
 };
 

@@ -50,10 +50,10 @@ int DeviceCount(DeviceType type);
 }  // namespace ep
 }  // namespace oflite
 
-#define OFLITE_REGISTER_DEVICE_PROVIDER(ProviderClass)                                  \
-  static const bool OFLITE_CONCAT(oflite_device_provider_registered_, __LINE__) = [] {  \
-    ::oflite::ep::RegisterDeviceProvider(std::make_unique<ProviderClass>());            \
-    return true;                                                                        \
+#define OFLITE_REGISTER_DEVICE_PROVIDER(ProviderClass)                                 \
+  static const bool OFLITE_CONCAT(oflite_device_provider_registered_, __LINE__) = [] { \
+    ::oflite::ep::RegisterDeviceProvider(std::make_unique<ProviderClass>());           \
+    return true;                                                                       \
   }()
 
 #endif  // ONEFLOW_LITE_EP_DEVICE_H_
