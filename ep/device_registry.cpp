@@ -20,7 +20,8 @@ void RegisterDeviceProvider(std::unique_ptr<DeviceProvider> provider) {
 }
 
 DeviceProvider* FindDeviceProvider(DeviceType type) {
-  return Providers()[static_cast<size_t>(type)].get();
+  const auto index = static_cast<size_t>(type);
+  return index < Providers().size() ? Providers()[index].get() : nullptr;
 }
 
 Maybe<Device*> GetDevice(const oflite::Device& device) {

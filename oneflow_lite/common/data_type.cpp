@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "oneflow_lite/common/join.h"
 #include "oneflow_lite/proto/data_type.pb.h"
 
 namespace oflite {
@@ -69,14 +70,8 @@ Maybe<DataType> ParseDataType(const std::string& name) {
     return m;
   }();
   auto it = names.find(name);
-  if (it == names.end()) {
-    std::string known;
-    for (DataType d : AllDataTypes()) {
-      known += (known.empty() ? "" : ", ") + std::string(DataTypeName(d));
-    }
-    return OFLITE_ERROR(ValueError)
-           << "unknown dtype '" << name << "' (expected one of " << known << ")";
-  }
+  OFLITE_CHECK_OR_RETURN(it != names.end(), ValueError)
+      << "unknown dtype '" << name << "' (expected one of " << Join(AllDataTypes()) << ")";
   return it->second;
 }
 

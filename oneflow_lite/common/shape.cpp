@@ -5,22 +5,19 @@
 namespace oflite {
 
 Maybe<void> Shape::Validate() const {
-  int64_t count = 1;
-  bool has_zero = false;
+  // The product of the non-zero dims must fit too: strides and row counts are such products,
+  // even when a zero dim makes the element count 0.
+  int64_t product = 1;
   for (size_t i = 0; i < dims_.size(); ++i) {
-    OFLITE_CHECK_OR_RETURN(dims_[i] >= 0, ValueError)
-        << "shape " << ToString() << " has negative dim " << dims_[i] << " at index " << i;
-    if (dims_[i] == 0) {
-      has_zero = true;
+    const int64_t d = dims_[i];
+    OFLITE_CHECK_OR_RETURN(d >= 0, ValueError)
+        << "shape " << ToString() << " has negative dim " << d << " at index " << i;
+    if (d == 0) {
+      continue;
     }
-  }
-  if (has_zero) {
-    return Ok();
-  }  // zero elements, however large the other dims
-  for (int64_t d : dims_) {
-    OFLITE_CHECK_OR_RETURN(count <= std::numeric_limits<int64_t>::max() / d, ValueError)
+    OFLITE_CHECK_OR_RETURN(product <= std::numeric_limits<int64_t>::max() / d, ValueError)
         << "shape " << ToString() << " has more elements than int64 can count";
-    count *= d;
+    product *= d;
   }
   return Ok();
 }

@@ -150,6 +150,10 @@ template <typename T>
 Maybe<T> AttrMap::Get(const std::string& name) const {
   const proto::AttrValue* value = nullptr;
   OFLITE_ASSIGN_OR_RETURN(value, Find(name, AttrTraits<T>::kType));
+  if constexpr (std::is_same_v<T, DataType>) {  // a proto enum can hold any number
+    OFLITE_CHECK_OR_RETURN(IsValidDataType(value->at_data_type()), ValueError)
+        << "attribute '" << name << "' holds the invalid dtype value " << value->at_data_type();
+  }
   return AttrTraits<T>::Get(*value);
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "oneflow_lite/common/join.h"
 #include "oneflow_lite/ep/device.h"
 #include "oneflow_lite/framework/op_kernel.h"
 #include "oneflow_lite/framework/op_registry.h"
@@ -40,11 +41,8 @@ std::string DescribeKernels(const OpSchema& schema) {
       if (dtypes.empty()) {
         continue;
       }
-      text += (text.empty() ? "" : "; ") + std::string(DeviceTypeName(device_type)) + " [";
-      for (size_t i = 0; i < dtypes.size(); ++i) {
-        text += (i ? ", " : "") + std::string(DataTypeName(dtypes[i]));
-      }
-      text += "]";
+      text += (text.empty() ? "" : "; ") + std::string(DeviceTypeName(device_type)) + " [" +
+              Join(dtypes) + "]";
     }
   }
   return text.empty() ? "none" : text;
@@ -98,13 +96,9 @@ Maybe<std::vector<Tensor>> Dispatch(const std::string& op_type, const std::vecto
   }
   const KernelRegistration* kernel = KernelRegistry::Global().Find(op_type, match);
   if (kernel == nullptr) {
-    std::string dtypes;
-    for (DataType d : match.input_dtypes) {
-      dtypes += (dtypes.empty() ? "" : ", ") + std::string(DataTypeName(d));
-    }
     return OFLITE_ERROR(NotImplemented)
-           << op_type << ": no kernel for device " << device << " with input dtype(s) (" << dtypes
-           << "); kernels exist for: " << DescribeKernels(*schema);
+           << op_type << ": no kernel for device " << device << " with input dtype(s) ("
+           << Join(match.input_dtypes) << "); kernels exist for: " << DescribeKernels(*schema);
   }
 
   std::vector<Tensor> outputs;

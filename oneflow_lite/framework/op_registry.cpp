@@ -1,5 +1,7 @@
 #include "oneflow_lite/framework/op_registry.h"
 
+#include "oneflow_lite/common/join.h"
+
 namespace oflite {
 
 OpRegistry& OpRegistry::Global() {
@@ -14,14 +16,8 @@ void OpRegistry::Register(OpSchema schema) {
 
 Maybe<const OpSchema*> OpRegistry::Find(const std::string& op_type) const {
   auto it = schemas_.find(op_type);
-  if (it == schemas_.end()) {
-    std::string known;
-    for (const std::string& name : OpTypes()) {
-      known += (known.empty() ? "" : ", ") + name;
-    }
-    return OFLITE_ERROR(ValueError)
-           << "unknown op '" << op_type << "' (registered ops: " << known << ")";
-  }
+  OFLITE_CHECK_OR_RETURN(it != schemas_.end(), ValueError)
+      << "unknown op '" << op_type << "' (registered ops: " << Join(OpTypes()) << ")";
   return &it->second;
 }
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "oneflow_lite/common/join.h"
+
 namespace oflite {
 
 namespace {
@@ -34,40 +36,54 @@ const TensorDesc& InferContext::Output(const std::string& name) const {
   return outputs_[IndexOf(schema_->outputs(), name, op_type(), "output")];
 }
 
-Maybe<AttrMap> OpSchema::CompleteAttrs(const AttrMap& given) const {
+std::vector<std::string> AttrNames(const std::vector<AttrDef>& defs) {
+  std::vector<std::string> names;
+  for (const AttrDef& def : defs) {
+    names.push_back(def.name);
+  }
+  return names;
+}
+
+const AttrDef* FindAttrDef(const std::vector<AttrDef>& defs, const std::string& name) {
+  auto it =
+      std::find_if(defs.begin(), defs.end(), [&](const AttrDef& d) { return d.name == name; });
+  return it == defs.end() ? nullptr : &*it;
+}
+
+Maybe<AttrMap> CompleteAttrs(const std::string& call, const std::vector<AttrDef>& defs,
+                             const AttrMap& given) {
   for (const auto& [name, value] : given.values()) {
-    auto def = std::find_if(attrs_.begin(), attrs_.end(),
-                            [&](const AttrDef& d) { return d.name == name; });
-    if (def == attrs_.end()) {
-      std::string known;
-      for (const AttrDef& d : attrs_) {
-        known += (known.empty() ? "" : ", ") + d.name;
-      }
-      return OFLITE_ERROR(ValueError)
-             << name_ << ": unknown attribute '" << name
-             << "' (attributes: " << (known.empty() ? "none" : known) << ")";
-    }
+    const AttrDef* def = FindAttrDef(defs, name);
+    OFLITE_CHECK_OR_RETURN(def != nullptr, ValueError)
+        << call << ": unknown attribute '" << name
+        << "' (attributes: " << (defs.empty() ? "none" : Join(AttrNames(defs))) << ")";
     OFLITE_CHECK_OR_RETURN(AttrTypeOf(value) == def->type, TypeError)
-        << name_ << ": attribute '" << name << "' must be " << AttrTypeName(def->type) << ", got "
+        << call << ": attribute '" << name << "' must be " << AttrTypeName(def->type) << ", got "
         << AttrTypeName(AttrTypeOf(value)) << " " << AttrValueToString(value);
   }
   AttrMap complete = given;
-  for (const AttrDef& def : attrs_) {
+  for (const AttrDef& def : defs) {
     if (complete.Has(def.name)) {
       continue;
     }
     OFLITE_CHECK_OR_RETURN(def.default_value.has_value(), ValueError)
-        << name_ << ": required attribute '" << def.name << "' (" << AttrTypeName(def.type)
+        << call << ": required attribute '" << def.name << "' (" << AttrTypeName(def.type)
         << ") is missing";
     complete.Set(def.name, AttrValue(*def.default_value));
   }
   return complete;
 }
 
+Maybe<AttrMap> OpSchema::CompleteAttrs(const AttrMap& given) const {
+  return oflite::CompleteAttrs(name_, attrs_, given);
+}
+
 Maybe<std::vector<TensorDesc>> OpSchema::InferOutputs(const std::vector<TensorDesc>& inputs,
                                                       const AttrMap& attrs) const {
   OFLITE_CHECK_OR_RETURN(inputs.size() == inputs_.size(), ValueError)
       << name_ << ": expected " << inputs_.size() << " input(s), got " << inputs.size();
+  OFLITE_CHECK_OR_RETURN(infer_fn_ != nullptr, NotImplemented)
+      << name_ << ": the op was registered without an inference function (SetInferFn)";
   InferContext ctx(this, inputs, &attrs);
   OFLITE_JUST(infer_fn_(&ctx));
   for (size_t i = 0; i < outputs_.size(); ++i) {
@@ -78,6 +94,8 @@ Maybe<std::vector<TensorDesc>> OpSchema::InferOutputs(const std::vector<TensorDe
 
 Maybe<std::vector<proto::SbpSignature>> OpSchema::SbpSignatures(
     const std::vector<TensorDesc>& inputs, const AttrMap& attrs) const {
+  OFLITE_CHECK_OR_RETURN(sbp_fn_ != nullptr, NotImplemented)
+      << name_ << ": the op was registered without SBP signatures (SetSbpFn)";
   std::vector<TensorDesc> outputs;
   OFLITE_ASSIGN_OR_RETURN(outputs, InferOutputs(inputs, attrs));
   InferContext ctx(this, inputs, &attrs);

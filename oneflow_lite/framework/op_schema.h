@@ -122,6 +122,13 @@ OpSchemaBuilder& OpSchemaBuilder::Attr(const std::string& name, const T& default
   return *this;
 }
 
+std::vector<std::string> AttrNames(const std::vector<AttrDef>& defs);
+const AttrDef* FindAttrDef(const std::vector<AttrDef>& defs, const std::string& name);
+// Checks `given` against `defs` (unknown name: ValueError, wrong type: TypeError, required one
+// missing: ValueError; messages start with `call`) and returns it completed with defaults.
+Maybe<AttrMap> CompleteAttrs(const std::string& call, const std::vector<AttrDef>& defs,
+                             const AttrMap& given);
+
 // Common inference and SBP functions.
 InferFn InferSameAsInput(const std::string& input, const std::string& output);
 proto::SbpParallel SplitSbp(int64_t axis);

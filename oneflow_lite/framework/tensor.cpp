@@ -17,17 +17,26 @@ Storage::~Storage() {
   }
 }
 
-Maybe<Tensor> Tensor::Empty(const Shape& shape, DataType data_type, const Device& device) {
+namespace {
+// Bytes of a contiguous tensor: ValueError for a bad shape or dtype, OutOfMemory when even
+// size_t cannot count them.
+Maybe<size_t> ContiguousBytes(const char* call, const Shape& shape, DataType data_type) {
   OFLITE_JUST(shape.Validate());
   OFLITE_CHECK_OR_RETURN(IsValidDataType(static_cast<int>(data_type)), ValueError)
-      << "Tensor::Empty: invalid dtype value " << static_cast<int>(data_type);
+      << call << ": invalid dtype value " << static_cast<int>(data_type);
   const size_t size = DataTypeSize(data_type);
   OFLITE_CHECK_OR_RETURN(static_cast<uint64_t>(shape.elem_cnt()) <= SIZE_MAX / size, OutOfMemory)
-      << "Tensor::Empty: shape " << shape << " of " << data_type << " needs more bytes than "
-      << "size_t can count";
+      << call << ": shape " << shape << " of " << data_type
+      << " needs more bytes than size_t can count";
+  return static_cast<size_t>(shape.elem_cnt()) * size;
+}
+}  // namespace
+
+Maybe<Tensor> Tensor::Empty(const Shape& shape, DataType data_type, const Device& device) {
+  size_t bytes = 0;
+  OFLITE_ASSIGN_OR_RETURN(bytes, ContiguousBytes("Tensor::Empty", shape, data_type));
   ep::Device* ep_device = nullptr;
   OFLITE_ASSIGN_OR_RETURN(ep_device, ep::GetDevice(device));
-  const size_t bytes = static_cast<size_t>(shape.elem_cnt()) * size;
   void* ptr = nullptr;
   OFLITE_ASSIGN_OR_RETURN(ptr, ep_device->allocator()->Allocate(bytes));
   Tensor tensor;
@@ -42,8 +51,8 @@ Maybe<Tensor> Tensor::Empty(const Shape& shape, DataType data_type, const Device
 Maybe<Tensor> Tensor::FromStorage(std::shared_ptr<Storage> storage, const Shape& shape,
                                   DataType data_type) {
   OFLITE_CHECK_OR_RETURN(storage != nullptr, ValueError) << "Tensor::FromStorage: null storage";
-  OFLITE_JUST(shape.Validate());
-  const size_t needed = static_cast<size_t>(shape.elem_cnt()) * DataTypeSize(data_type);
+  size_t needed = 0;
+  OFLITE_ASSIGN_OR_RETURN(needed, ContiguousBytes("Tensor::FromStorage", shape, data_type));
   OFLITE_CHECK_OR_RETURN(needed <= storage->bytes(), ValueError)
       << "Tensor::FromStorage: shape " << shape << " of " << data_type << " needs " << needed
       << " bytes, the storage has " << storage->bytes();
@@ -105,9 +114,9 @@ Maybe<void> CheckRepresentable(double value, DataType data_type) {
 
 Maybe<Tensor> Tensor::Full(const Shape& shape, double value, DataType data_type,
                            const Device& device) {
-  OFLITE_JUST(CheckRepresentable(value, data_type));
   Tensor tensor;
   OFLITE_ASSIGN_OR_RETURN(tensor, Empty(shape, data_type, device));
+  OFLITE_JUST(CheckRepresentable(value, data_type));
   if (tensor.elem_cnt() == 0) {
     return tensor;
   }

@@ -105,14 +105,20 @@ TEST(ShapeTest, ValidateRejectsElementCountOverflow) {
   ExpectError(Shape({2, 2, 2, int64_t{1} << 61}).Validate(), ErrorKind::kValueError, {"int64"});
 }
 
-TEST(ShapeTest, ZeroDimWithHugeOthersIsValidAndEmpty) {
-  const int64_t big = int64_t{1} << 32;
-  const Shape shape({big, 0, big});
+TEST(ShapeTest, ZeroDimWithLargeOthersIsValidAndEmpty) {
+  const int64_t big = int64_t{1} << 31;
+  const Shape shape({big, 0, big});  // the non-zero dims multiply to 2^62: fits
   EXPECT_TRUE(shape.Validate().ok());
   EXPECT_EQ(shape.elem_cnt(), 0);
-  EXPECT_TRUE(Shape({kInt64Max, kInt64Max, 0}).Validate().ok());
   // A negative dim is still an error when another dim is zero.
   ExpectError(Shape({0, -2}).Validate(), ErrorKind::kValueError, {"negative dim -2"});
+}
+
+TEST(ShapeTest, ZeroDimDoesNotExcuseOverflowingOthers) {
+  // Row counts and strides multiply the non-zero dims, so they must fit in int64 too.
+  ExpectError(Shape({kInt64Max, kInt64Max, 0}).Validate(), ErrorKind::kValueError, {"int64"});
+  ExpectError(Shape({int64_t{1} << 32, 0, int64_t{1} << 32}).Validate(), ErrorKind::kValueError,
+              {"int64"});
 }
 
 }  // namespace

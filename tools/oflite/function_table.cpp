@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "functional/functional.h"
+#include "oneflow_lite/common/join.h"
 
 namespace oflite {
 namespace cli {
@@ -67,14 +68,15 @@ const std::vector<FunctionEntry>& Functions() {
 }
 
 Maybe<const FunctionEntry*> FindFunction(const std::string& name) {
-  std::string known;
+  std::vector<std::string> known;
   for (const FunctionEntry& f : Functions()) {
     if (f.name == name) {
       return &f;
     }
-    known += (known.empty() ? "" : ", ") + f.name;
+    known.push_back(f.name);
   }
-  return OFLITE_ERROR(ValueError) << "unknown function '" << name << "' (known: " << known << ")";
+  return OFLITE_ERROR(ValueError) << "unknown function '" << name << "' (known: " << Join(known)
+                                  << ")";
 }
 
 Maybe<AttrMap> ParseArgs(const FunctionEntry& function, const std::vector<std::string>& pairs) {
@@ -84,32 +86,22 @@ Maybe<AttrMap> ParseArgs(const FunctionEntry& function, const std::vector<std::s
     OFLITE_CHECK_OR_RETURN(eq != std::string::npos && eq > 0, ValueError)
         << function.name << ": --arg '" << pair << "' is not NAME=VALUE";
     const std::string name = pair.substr(0, eq);
-    auto def = std::find_if(function.args.begin(), function.args.end(),
-                            [&](const AttrDef& d) { return d.name == name; });
-    if (def == function.args.end()) {
-      std::string known;
-      for (const AttrDef& d : function.args) {
-        known += (known.empty() ? "" : ", ") + d.name;
-      }
-      return OFLITE_ERROR(ValueError)
-             << function.name << ": unknown argument '" << name << "' (arguments: " << known << ")";
-    }
+    const AttrDef* def = FindAttrDef(function.args, name);
+    OFLITE_CHECK_OR_RETURN(def != nullptr, ValueError)
+        << function.name << ": unknown argument '" << name
+        << "' (arguments: " << Join(AttrNames(function.args)) << ")";
     auto parsed = ParseAttrValue(def->type, pair.substr(eq + 1));
     OFLITE_CHECK_OR_RETURN(parsed.ok(), ValueError)
         << function.name << ": argument '" << name
         << "': " << (parsed.ok() ? "" : parsed.error().message());
     attrs.Set(name, AttrValue(parsed.value()));
   }
-  for (const AttrDef& def : function.args) {
-    if (attrs.Has(def.name)) {
-      continue;
-    }
-    OFLITE_CHECK_OR_RETURN(def.default_value.has_value(), ValueError)
-        << function.name << ": missing argument '" << def.name << "' (" << AttrTypeName(def.type)
-        << "), give it with --arg " << def.name << "=VALUE";
-    attrs.Set(def.name, AttrValue(*def.default_value));
+  for (const AttrDef& def : function.args) {  // say how to give it, in the CLI's own terms
+    OFLITE_CHECK_OR_RETURN(attrs.Has(def.name) || def.default_value.has_value(), ValueError)
+        << function.name << ": missing argument '" << def.name << "' ("
+        << AttrTypeName(def.type) << "), give it with --arg " << def.name << "=VALUE";
   }
-  return attrs;
+  return CompleteAttrs(function.name, function.args, attrs);
 }
 
 }  // namespace cli

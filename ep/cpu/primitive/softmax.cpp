@@ -18,6 +18,10 @@ std::string AlgorithmName() {
   return kAlgorithm == SoftmaxAlgorithm::kSoftmax ? "softmax" : "log_softmax";
 }
 
+// Row sums accumulate in double whatever the dtype: summing a long row one element at a time
+// in float drifts past float32's 1e-5 tolerance beyond ~64K columns.
+using RowSum = double;
+
 // max that lets a NaN win, so a NaN anywhere in the row reaches every output (as in PyTorch).
 template <typename C>
 C NanPropagatingMax(C a, C b) {
@@ -52,12 +56,12 @@ struct Forward {
         sum += std::exp(static_cast<C>(x[c]) - max);
       }
       if (kAlgorithm == SoftmaxAlgorithm::kSoftmax) {
-        const C inv = C(1) / sum;
+        const C inv = static_cast<C>(1 / sum);
         for (size_t c = 0; c < cols; ++c) {
           y[c] = static_cast<T>(std::exp(static_cast<C>(x[c]) - max) * inv);
         }
       } else {
-        const C log_sum = std::log(sum);
+        const C log_sum = static_cast<C>(std::log(sum));
         for (size_t c = 0; c < cols; ++c) {
           y[c] = static_cast<T>(static_cast<C>(x[c]) - max - log_sum);
         }
@@ -88,13 +92,14 @@ struct Backward {
    private:
     using C = ComputeType<T>;
     static void Row(const T* y, const T* dy, T* dx, size_t cols) {
-      C sum = 0;
+      RowSum row_sum = 0;
       for (size_t c = 0; c < cols; ++c) {
         // softmax needs sum(dy * y); log_softmax needs sum(dy)
-        sum += kAlgorithm == SoftmaxAlgorithm::kSoftmax
+        row_sum += kAlgorithm == SoftmaxAlgorithm::kSoftmax
                    ? static_cast<C>(dy[c]) * static_cast<C>(y[c])
                    : static_cast<C>(dy[c]);
       }
+      const C sum = static_cast<C>(row_sum);
       for (size_t c = 0; c < cols; ++c) {
         const C yc = static_cast<C>(y[c]);
         const C dyc = static_cast<C>(dy[c]);
