@@ -484,5 +484,36 @@ TEST(NpyTest, SaveIntoMissingDirectoryIsValueError) {
   ExpectError(npy::Save(path, t), ErrorKind::kValueError, {path});
 }
 
+TEST(NpyTest, OversizedHeaderIsValueErrorNotACrash) {
+  // A 200 KB descr once overflowed the regex parser's stack; the length cap rejects it first.
+  ScratchDir dir;
+  const std::string path = dir.File("huge_header.npy");
+  WriteBytes(path, NpyFile("{'descr': '" + std::string(200000, 'f') +
+                               "', 'fortran_order': False, 'shape': (1,), }",
+                           std::string(4, '\0'), /*major=*/2));
+  ExpectError(npy::Load(path), ErrorKind::kValueError, {path, "exceeds the 10000"});
+}
+
+TEST(NpyTest, RankAboveSixtyFourIsValueError) {
+  ScratchDir dir;
+  const std::string path = dir.File("rank65.npy");
+  std::string dims;
+  for (int i = 0; i < 65; ++i) {
+    dims += "1, ";
+  }
+  WriteBytes(path, NpyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (" + dims + "), }",
+                           std::string(4, '\0')));
+  ExpectError(npy::Load(path), ErrorKind::kValueError, {path, "rank 65 exceeds 64"});
+}
+
+TEST(NpyTest, DataSizeIsCheckedBeforeReadingIt) {
+  // Claims 2^40 float32 elements but holds 4 bytes: a size error, no giant allocation.
+  ScratchDir dir;
+  const std::string path = dir.File("liar.npy");
+  WriteBytes(path, NpyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (1099511627776,), }",
+                           std::string(4, '\0')));
+  ExpectError(npy::Load(path), ErrorKind::kValueError, {path, "holds 4 data bytes"});
+}
+
 }  // namespace
 }  // namespace oflite

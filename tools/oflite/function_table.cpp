@@ -98,8 +98,8 @@ Maybe<AttrMap> ParseArgs(const FunctionEntry& function, const std::vector<std::s
   }
   for (const AttrDef& def : function.args) {  // say how to give it, in the CLI's own terms
     OFLITE_CHECK_OR_RETURN(attrs.Has(def.name) || def.default_value.has_value(), ValueError)
-        << function.name << ": missing argument '" << def.name << "' ("
-        << AttrTypeName(def.type) << "), give it with --arg " << def.name << "=VALUE";
+        << function.name << ": missing argument '" << def.name << "' (" << AttrTypeName(def.type)
+        << "), give it with --arg " << def.name << "=VALUE";
   }
   return CompleteAttrs(function.name, function.args, attrs);
 }

@@ -34,14 +34,20 @@ int main(int argc, char** argv) {
     app.exit(e);
     return 2;  // usage errors exit 2, whatever CLI11's own code for them is
   }
-  if (*ops) {
-    return oflite::cli::OpsCommand(json);
-  }
-  if (*run) {
-    return oflite::cli::RunCommand(run_options);
-  }
-  if (*demo) {
-    return oflite::cli::DemoCommand();
+  // Library calls report failures as Maybe errors; this catches what the standard library
+  // itself may throw (std::bad_alloc for a host buffer, ...) so nothing ends in an abort.
+  try {
+    if (*ops) {
+      return oflite::cli::OpsCommand(json);
+    }
+    if (*run) {
+      return oflite::cli::RunCommand(run_options);
+    }
+    if (*demo) {
+      return oflite::cli::DemoCommand();
+    }
+  } catch (const std::exception& e) {
+    return oflite::cli::ReportError(oflite::Error(oflite::ErrorKind::kRuntimeError, e.what()));
   }
   return 2;
 }

@@ -3,7 +3,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <regex>
 #include <vector>
 
@@ -13,6 +12,11 @@ namespace npy {
 namespace {
 constexpr char kMagic[] = "\x93NUMPY";
 constexpr size_t kMagicSize = 6;
+// NumPy refuses longer headers by default (max_header_size); so do we, which also bounds the
+// regex work on a hostile header.
+constexpr size_t kMaxHeaderBytes = 10000;
+// Far beyond any real array (NumPy allows 64 dims).
+constexpr size_t kMaxRank = 64;
 
 struct Descr {
   const char* text;  // without the byte-order character
@@ -64,6 +68,8 @@ Maybe<Shape> ParseShape(const std::string& path, const std::string& tuple) {
         << path << ": dim " << digits << " in shape " << tuple << " is too large";
     dims.push_back(std::stoll(digits));
   }
+  OFLITE_CHECK_OR_RETURN(dims.size() <= kMaxRank, ValueError)
+      << path << ": rank " << dims.size() << " exceeds " << kMaxRank;
   Shape shape(dims);
   OFLITE_JUST(shape.Validate());
   return shape;
@@ -76,24 +82,30 @@ Maybe<Tensor> Load(const std::string& path, const Device& device) {
       << path << ": is a directory, not a .npy file";
   std::ifstream file(path, std::ios::binary);
   OFLITE_CHECK_OR_RETURN(file.good(), ValueError) << path << ": cannot open file";
-  std::vector<char> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  OFLITE_CHECK_OR_RETURN(bytes.size() >= 10 && std::memcmp(bytes.data(), kMagic, kMagicSize) == 0,
+  // Read only what the preamble promises, so a huge or endless file (/dev/zero) costs nothing.
+  char preamble[12] = {};
+  file.read(preamble, 8);
+  OFLITE_CHECK_OR_RETURN(file.gcount() == 8 && std::memcmp(preamble, kMagic, kMagicSize) == 0,
                          ValueError)
       << path << ": not a .npy file (bad magic)";
-  const int major = static_cast<unsigned char>(bytes[6]);
+  const int major = static_cast<unsigned char>(preamble[6]);
   OFLITE_CHECK_OR_RETURN(major >= 1 && major <= 3, ValueError)
       << path << ": unsupported .npy format version " << major;
   // Version 1 stores the header length in 2 bytes, versions 2 and 3 in 4 (little-endian).
-  const size_t length_bytes = major == 1 ? 2 : 4;
-  OFLITE_CHECK_OR_RETURN(bytes.size() >= 8 + length_bytes, ValueError)
-      << path << ": truncated header";
+  const std::streamsize length_bytes = major == 1 ? 2 : 4;
+  file.read(preamble + 8, length_bytes);
+  OFLITE_CHECK_OR_RETURN(file.gcount() == length_bytes, ValueError) << path << ": truncated header";
   size_t header_length = 0;
-  for (size_t i = 0; i < length_bytes; ++i) {
-    header_length |= static_cast<size_t>(static_cast<unsigned char>(bytes[8 + i])) << (8 * i);
+  for (std::streamsize i = 0; i < length_bytes; ++i) {
+    header_length |= static_cast<size_t>(static_cast<unsigned char>(preamble[8 + i])) << (8 * i);
   }
-  const size_t data_offset = 8 + length_bytes + header_length;
-  OFLITE_CHECK_OR_RETURN(data_offset <= bytes.size(), ValueError) << path << ": truncated header";
-  const std::string header(bytes.data() + 8 + length_bytes, header_length);
+  OFLITE_CHECK_OR_RETURN(header_length <= kMaxHeaderBytes, ValueError)
+      << path << ": header of " << header_length << " bytes exceeds the " << kMaxHeaderBytes
+      << " NumPy itself reads";
+  std::string header(header_length, '\0');
+  file.read(header.data(), static_cast<std::streamsize>(header_length));
+  OFLITE_CHECK_OR_RETURN(static_cast<size_t>(file.gcount()) == header_length, ValueError)
+      << path << ": truncated header";
 
   std::string descr, fortran, shape_text;
   OFLITE_ASSIGN_OR_RETURN(descr, HeaderField(path, header, "descr", "'[^']*'|\"[^\"]*\""));
@@ -105,11 +117,22 @@ Maybe<Tensor> Load(const std::string& path, const Device& device) {
   OFLITE_ASSIGN_OR_RETURN(dtype, DescrToDataType(path, descr.substr(1, descr.size() - 2)));
   Shape shape;
   OFLITE_ASSIGN_OR_RETURN(shape, ParseShape(path, shape_text));
+  OFLITE_CHECK_OR_RETURN(static_cast<uint64_t>(shape.elem_cnt()) <= SIZE_MAX / DataTypeSize(dtype),
+                         ValueError)
+      << path << ": shape " << shape << " of " << dtype << " is too large";
   const size_t expected = static_cast<size_t>(shape.elem_cnt()) * DataTypeSize(dtype);
-  OFLITE_CHECK_OR_RETURN(bytes.size() - data_offset == expected, ValueError)
-      << path << ": holds " << bytes.size() - data_offset << " data bytes, shape " << shape
-      << " of " << dtype << " needs " << expected;
-  return Tensor::FromHost(bytes.data() + data_offset, expected, shape, dtype, device);
+  // Compare sizes before allocating anything for the data.
+  const size_t data_offset = 8 + static_cast<size_t>(length_bytes) + header_length;
+  const uintmax_t file_size = std::filesystem::file_size(path, ignored);
+  const uintmax_t available = file_size >= data_offset ? file_size - data_offset : 0;
+  OFLITE_CHECK_OR_RETURN(available == expected, ValueError)
+      << path << ": holds " << available << " data bytes, shape " << shape << " of " << dtype
+      << " needs " << expected;
+  std::vector<char> data(expected);
+  file.read(data.data(), static_cast<std::streamsize>(expected));
+  OFLITE_CHECK_OR_RETURN(static_cast<size_t>(file.gcount()) == expected, ValueError)
+      << path << ": truncated data";
+  return Tensor::FromHost(data.data(), expected, shape, dtype, device);
 }
 
 Maybe<void> Save(const std::string& path, const Tensor& tensor, bool bfloat16_bits) {
@@ -148,6 +171,8 @@ Maybe<void> Save(const std::string& path, const Tensor& tensor, bool bfloat16_bi
   const size_t unpadded = kMagicSize + 2 + 2 + header.size() + 1;
   header.append((64 - unpadded % 64) % 64, ' ');
   header += '\n';
+  OFLITE_CHECK_OR_RETURN(header.size() <= kMaxHeaderBytes, ValueError)
+      << path << ": a rank-" << tensor.rank() << " header does not fit a .npy file";
   std::ofstream file(path, std::ios::binary);
   OFLITE_CHECK_OR_RETURN(file.good(), ValueError) << path << ": cannot open for writing";
   const uint16_t length = static_cast<uint16_t>(header.size());
