@@ -45,7 +45,7 @@ Maybe<Tensor> DispatchOverDim(const char* op_type, std::vector<Tensor> inputs, i
 
 Maybe<Tensor> Forward(const char* op_type, const Tensor& x, int64_t dim) {
   OFLITE_JUST(CheckFloating(op_type, "x", x));
-  OFLITE_ASSIGN_OR_RETURN(dim, WrapDim(op_type, dim, x.rank()));
+  OFLITE_ASSIGN_OR_RETURN(dim, WrapDim(op_type, "dim", dim, x.rank()));
   return DispatchOverDim(op_type, {x}, dim);
 }
 
@@ -58,7 +58,7 @@ Maybe<Tensor> Backward(const char* op_type, const Tensor& y, const Tensor& dy, i
   OFLITE_CHECK_OR_RETURN(y.dtype() == dy.dtype(), TypeError)
       << op_type << ": y and dy must have the same dtype, got y " << y.dtype() << " and dy "
       << dy.dtype();
-  OFLITE_ASSIGN_OR_RETURN(dim, WrapDim(op_type, dim, y.rank()));
+  OFLITE_ASSIGN_OR_RETURN(dim, WrapDim(op_type, "dim", dim, y.rank()));
   return DispatchOverDim(op_type, {y, dy}, dim);
 }
 

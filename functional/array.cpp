@@ -16,7 +16,8 @@ Maybe<Tensor> Transpose(const Tensor& x, const std::vector<int64_t>& perm) {
       << " (expected " << x.rank() << ")";
   std::vector<int64_t> wrapped(perm.size());
   for (size_t i = 0; i < perm.size(); ++i) {
-    OFLITE_ASSIGN_OR_RETURN(wrapped[i], WrapDim("transpose", perm[i], x.rank()));
+    OFLITE_ASSIGN_OR_RETURN(
+        wrapped[i], WrapDim("transpose", "perm[" + std::to_string(i) + "] =", perm[i], x.rank()));
   }
   return DispatchOne(ops::kTransposeOp, {x}, {{ops::kTransposePerm, wrapped}});
 }

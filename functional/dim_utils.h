@@ -10,9 +10,10 @@
 namespace oflite {
 namespace functional {
 
-// Wraps a negative dim; IndexError unless -rank <= dim < rank. A rank-0 tensor accepts 0 and
-// -1, as in PyTorch.
-Maybe<int64_t> WrapDim(const char* call, int64_t dim, int64_t rank);
+// Wraps a negative dim; IndexError unless -rank <= dim < rank, naming the call and the
+// argument ("softmax: dim 3 is out of range ..."). A rank-0 tensor accepts 0 and -1, as in
+// PyTorch.
+Maybe<int64_t> WrapDim(const char* call, const std::string& arg, int64_t dim, int64_t rank);
 
 }  // namespace functional
 }  // namespace oflite

@@ -30,7 +30,7 @@ class SoftmaxKernelImpl final : public OpKernel {
     const Tensor& x = ctx->Input(ops::kSoftmaxX);
     const Tensor& y = ctx->Output(ops::kSoftmaxY);
     auto softmax = primitive::NewPrimitive<FactoryT>(ctx->device_type(), x.dtype());
-    CHECK(softmax != nullptr) << "matched kernel lost its primitive";
+    OFLITE_CHECK_OR_RETURN(softmax != nullptr, RuntimeError) << "matched kernel lost its primitive";
     ctx->NotePrimitive(softmax->name());
     return softmax->Launch(ctx->stream(), Rows(x.shape()), Cols(x.shape()), x.data(), y.mut_data());
   }
@@ -47,7 +47,8 @@ class SoftmaxGradKernelImpl final : public OpKernel {
     const Tensor& dy = ctx->Input(ops::kSoftmaxDy);
     const Tensor& dx = ctx->Output(ops::kSoftmaxDx);
     auto backward = primitive::NewPrimitive<FactoryT>(ctx->device_type(), y.dtype());
-    CHECK(backward != nullptr) << "matched kernel lost its primitive";
+    OFLITE_CHECK_OR_RETURN(backward != nullptr, RuntimeError)
+        << "matched kernel lost its primitive";
     ctx->NotePrimitive(backward->name());
     return backward->Launch(ctx->stream(), Rows(y.shape()), Cols(y.shape()), y.data(), dy.data(),
                             dx.mut_data());

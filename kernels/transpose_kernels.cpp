@@ -9,14 +9,12 @@ namespace oflite {
 namespace kernels {
 namespace {
 
-// Ranks the kernel accepts; the CPU primitive has no limit, the CUDA one will have.
-constexpr size_t kMaxPermuteRank = 16;
-
 class TransposeKernel final : public OpKernel {
  public:
+  // The match sees dtypes, not ranks: a rank the device cannot permute is reported by Compute.
   static bool IsMatched(const KernelMatchContext& ctx) {
     return primitive::NewPrimitive<primitive::PermuteFactory>(ctx.device_type, ctx.input_dtypes[0],
-                                                              kMaxPermuteRank) != nullptr;
+                                                              /*max_num_dims=*/1) != nullptr;
   }
 
   Maybe<void> Compute(KernelComputeContext* ctx) const override {
@@ -24,11 +22,11 @@ class TransposeKernel final : public OpKernel {
     const Tensor& y = ctx->Output(ops::kTransposeY);
     std::vector<int64_t> perm;
     OFLITE_ASSIGN_OR_RETURN(perm, ctx->attrs().Get<std::vector<int64_t>>(ops::kTransposePerm));
-    OFLITE_CHECK_OR_RETURN(perm.size() <= kMaxPermuteRank, NotImplemented)
-        << "transpose: rank " << perm.size() << " exceeds the supported " << kMaxPermuteRank;
     auto permute = primitive::NewPrimitive<primitive::PermuteFactory>(ctx->device_type(), x.dtype(),
                                                                       perm.size());
-    CHECK(permute != nullptr) << "matched kernel lost its primitive";
+    OFLITE_CHECK_OR_RETURN(permute != nullptr, NotImplemented)
+        << "transpose: no permute primitive on " << DeviceTypeName(ctx->device_type()) << " for "
+        << x.dtype() << " at rank " << perm.size();
     ctx->NotePrimitive(permute->name());
     return permute->Launch(ctx->stream(), perm.size(), x.shape().dims().data(), x.data(),
                            perm.data(), y.mut_data());

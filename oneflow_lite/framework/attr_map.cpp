@@ -1,8 +1,10 @@
 #include "oneflow_lite/framework/attr_map.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <sstream>
 
 namespace oflite {
@@ -131,9 +133,10 @@ std::string AttrMap::ToString() const {
 namespace oflite {
 
 namespace {
-// Whole-string numeric parses; false when anything is left over or out of range.
+// Whole-string numeric parses; false when anything is left over, out of range, or the text
+// starts with blanks (which strtoll/strtod would silently skip).
 bool ParseInt64(const std::string& text, int64_t* out) {
-  if (text.empty()) {
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) {
     return false;
   }
   char* end = nullptr;
@@ -147,7 +150,7 @@ bool ParseInt64(const std::string& text, int64_t* out) {
 }
 
 bool ParseDouble(const std::string& text, double* out) {
-  if (text.empty()) {
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) {
     return false;
   }
   char* end = nullptr;
@@ -157,6 +160,17 @@ bool ParseDouble(const std::string& text, double* out) {
     return false;
   }
   *out = value;
+  return true;
+}
+
+// Finite text must stay finite as a float ("inf" and "nan" stay allowed).
+bool ParseFloat(const std::string& text, float* out) {
+  double d = 0;
+  if (!ParseDouble(text, &d) ||
+      (std::isfinite(d) && std::fabs(d) > std::numeric_limits<float>::max())) {
+    return false;
+  }
+  *out = static_cast<float>(d);
   return true;
 }
 
@@ -183,6 +197,7 @@ Maybe<proto::AttrValue> ParseAttrValue(AttrType type, const std::string& text) {
   bool ok = true;
   int64_t i = 0;
   double d = 0;
+  float f = 0;
   switch (type) {
     case AttrType::kBool:
       ok = text == "true" || text == "false" || text == "1" || text == "0";
@@ -192,9 +207,9 @@ Maybe<proto::AttrValue> ParseAttrValue(AttrType type, const std::string& text) {
       ok = ParseInt64(text, &i);
       value.set_at_int64(i);
       break;
-    case AttrType::kFloat:  // finite text must stay finite as a float ("inf" stays allowed)
-      ok = ParseDouble(text, &d) && (!std::isfinite(d) || std::isfinite(static_cast<float>(d)));
-      value.set_at_float(static_cast<float>(d));
+    case AttrType::kFloat:
+      ok = ParseFloat(text, &f);
+      value.set_at_float(f);
       break;
     case AttrType::kDouble:
       ok = ParseDouble(text, &d);
@@ -222,8 +237,8 @@ Maybe<proto::AttrValue> ParseAttrValue(AttrType type, const std::string& text) {
     case AttrType::kListFloat:
       value.mutable_at_list_float();
       for (const std::string& item : SplitList(text, ",")) {
-        ok = ok && ParseDouble(item, &d);
-        value.mutable_at_list_float()->add_value(static_cast<float>(d));
+        ok = ok && ParseFloat(item, &f);
+        value.mutable_at_list_float()->add_value(f);
       }
       break;
     case AttrType::kNone:

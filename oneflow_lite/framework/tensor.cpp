@@ -95,12 +95,31 @@ Maybe<Tensor> Tensor::FromHost(const void* data, size_t bytes, const Shape& shap
 }
 
 namespace {
-// Integer tensors cannot hold NaN, infinities or values outside their range. Bool takes any
-// value, nonzero meaning true (as torch.full does).
+// The largest finite value of a floating type, as a double.
+template <typename T>
+double LargestFinite() {
+  if constexpr (std::is_same_v<T, float16>) {
+    return float16::FromBits(0x7bff);
+  } else if constexpr (std::is_same_v<T, bfloat16>) {
+    return bfloat16::FromBits(0x7f7f);
+  } else {
+    return static_cast<double>(std::numeric_limits<T>::max());
+  }
+}
+
+// Integer tensors cannot hold NaN, infinities or values outside their range; a finite value
+// beyond a floating dtype's range would silently become inf (torch.full refuses both). Bool
+// takes any value, nonzero meaning true.
 Maybe<void> CheckRepresentable(double value, DataType data_type) {
   return VisitDataType(data_type, [&](auto tag) -> Maybe<void> {
     using T = typename decltype(tag)::type;
-    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    if constexpr (std::is_same_v<T, bool>) {
+      return Ok();
+    } else if constexpr (!std::is_integral_v<T>) {
+      OFLITE_CHECK_OR_RETURN(!std::isfinite(value) || std::fabs(value) <= LargestFinite<T>(),
+                             ValueError)
+          << "Tensor::Full: value " << value << " overflows " << data_type;
+    } else {
       const bool fits = std::isfinite(value) &&
                         value >= static_cast<double>(std::numeric_limits<T>::lowest()) &&
                         value < std::ldexp(1.0, std::numeric_limits<T>::digits);  // max + 1

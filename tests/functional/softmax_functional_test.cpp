@@ -36,7 +36,8 @@ TEST_P(SoftmaxFunctionalTest, ForwardEveryRankAndDim) {
       ExpectAllClose(
           ToDoubles(y), ReferenceSoftmax(x, shape, wrapped, log), SoftmaxTolerance(dtype),
           std::string(log ? "log_softmax " : "softmax ") + DataTypeName(dtype) + " " +
-              shape.ToString() + " dim " + std::to_string(dim) + " seed " + std::to_string(seed));
+              shape.ToString() + " dim " + std::to_string(dim) + " seed " + std::to_string(seed),
+          SmallestNormal(dtype), SoftmaxScale(x, shape, wrapped, log));
     }
   }
 }
@@ -59,7 +60,8 @@ TEST_P(SoftmaxFunctionalTest, BackwardEveryRankAndDim) {
       ExpectAllClose(
           ToDoubles(dx), ReferenceSoftmaxGrad(y, dy, shape, wrapped, log), SoftmaxTolerance(dtype),
           std::string(log ? "log_softmax_grad " : "softmax_grad ") + DataTypeName(dtype) + " " +
-              shape.ToString() + " dim " + std::to_string(dim) + " seed " + std::to_string(seed));
+              shape.ToString() + " dim " + std::to_string(dim) + " seed " + std::to_string(seed),
+          SmallestNormal(dtype), SoftmaxGradScale(y, dy, shape, wrapped, log));
     }
   }
 }
@@ -146,7 +148,7 @@ TEST(SoftmaxFunctional, ExtremeFiniteValuesStayFiniteAndSumToOne) {
       EXPECT_NEAR(sum, 1.0, 4 * SoftmaxTolerance(dtype)) << DataTypeName(dtype) << " row " << r;
     }
     ExpectAllClose(y, ReferenceSoftmax(RoundTo(x, dtype), shape, 1, false), SoftmaxTolerance(dtype),
-                   std::string("extreme softmax ") + DataTypeName(dtype));
+                   std::string("extreme softmax ") + DataTypeName(dtype), SmallestNormal(dtype));
     for (int c = 0; c < 4; ++c) {  // row 2 mixes tiny and ordinary values: all stay finite
       EXPECT_TRUE(std::isfinite(log_y[8 + c])) << DataTypeName(dtype) << " col " << c;
     }

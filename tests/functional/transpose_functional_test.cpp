@@ -50,8 +50,24 @@ TEST(TransposeFunctional, InvalidPermutationsAreErrors) {
               {"transpose: perm has 2 entries for a tensor of rank 3"});
   ExpectError(functional::Permute(t, {0, 1, 1}), ErrorKind::kValueError, {"repeats axis 1"});
   ExpectError(functional::Transpose(t, {0, 1, 3}), ErrorKind::kIndexError,
-              {"dim 3 is out of range", "rank 3"});
-  ExpectError(functional::Transpose(t, {0, 1, -4}), ErrorKind::kIndexError, {"dim -4"});
+              {"transpose: perm[2] = 3 is out of range for a tensor of rank 3 (expected -3..2)"});
+  ExpectError(functional::Transpose(t, {0, -4, 1}), ErrorKind::kIndexError, {"perm[1] = -4"});
+}
+
+TEST(TransposeFunctional, HighRanksWork) {
+  // Rank 20: no rank limit on the CPU (a device with one reports it from its factory).
+  std::vector<int64_t> dims(20, 1), perm(20);
+  dims[3] = 2;
+  dims[17] = 3;
+  std::iota(perm.begin(), perm.end(), 0);
+  std::reverse(perm.begin(), perm.end());
+  const Shape shape{dims};
+  const std::vector<double> x = RandomValues(6, 8);
+  const Tensor y = Unwrap(functional::Transpose(MakeTensor(x, shape, DataType::kFloat32), perm));
+  EXPECT_EQ(ToDoubles(y), ReferencePermute(RoundTo(x, DataType::kFloat32), shape, perm));
+  // and softmax over a non-last dim of a rank-20 tensor goes through the same transposes
+  const Tensor s = Unwrap(functional::Softmax(MakeTensor(x, shape, DataType::kFloat64), 17));
+  ExpectAllClose(ToDoubles(s), ReferenceSoftmax(x, shape, 17, false), 1e-12, "rank-20 softmax");
 }
 
 TEST(TransposeFunctional, RawDispatchChecksThePermutationToo) {

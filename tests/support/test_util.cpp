@@ -1,6 +1,8 @@
 #include "tests/support/test_util.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 
 namespace oflite {
@@ -64,18 +66,30 @@ double SoftmaxTolerance(DataType dtype) {
   }
 }
 
+double SmallestNormal(DataType dtype) {
+  switch (dtype) {
+    case DataType::kFloat64:
+      return std::numeric_limits<double>::min();
+    case DataType::kFloat16:
+      return 6.103515625e-05;  // 2^-14
+    default:
+      return std::numeric_limits<float>::min();  // float32 and bfloat16: 2^-126
+  }
+}
+
 void ExpectAllClose(const std::vector<double>& actual, const std::vector<double>& expected,
-                    double tol, const std::string& context) {
+                    double tol, const std::string& context, double floor,
+                    const std::vector<double>& scale) {
   ASSERT_EQ(actual.size(), expected.size()) << context;
   int misses = 0;
   for (size_t i = 0; i < actual.size() && misses < 5; ++i) {
     const double a = actual[i], e = expected[i];
-    const bool ok = std::isnan(e) ? std::isnan(a)
-                                  : (a == e || std::abs(a - e) <= tol * std::max(1.0, std::abs(e)));
+    const double bound = tol * std::max({std::abs(e), scale.empty() ? 0.0 : scale[i], floor});
+    const bool ok = std::isnan(e) ? std::isnan(a) : (a == e || std::abs(a - e) <= bound);
     if (!ok) {
       ++misses;
       ADD_FAILURE() << context << ": element " << i << " is " << a << ", expected " << e
-                    << " (tolerance " << tol << ")";
+                    << " (allowed error " << bound << ")";
     }
   }
 }
@@ -139,6 +153,46 @@ std::vector<double> ReferenceSoftmaxGrad(const std::vector<double>& y,
     }
   });
   return dx;
+}
+
+std::vector<double> SoftmaxScale(const std::vector<double>& x, const Shape& shape, int64_t dim,
+                                 bool log) {
+  if (!log) {
+    return {};
+  }
+  std::vector<double> scale(x.size());
+  ForEachRow(shape, dim, [&](int64_t base, int64_t stride, int64_t length) {
+    double max = -INFINITY, sum = 0;
+    for (int64_t k = 0; k < length; ++k) {
+      max = std::max(max, x[static_cast<size_t>(base + k * stride)]);
+    }
+    for (int64_t k = 0; k < length; ++k) {
+      sum += std::exp(x[static_cast<size_t>(base + k * stride)] - max);
+    }
+    for (int64_t k = 0; k < length; ++k) {
+      const size_t at = static_cast<size_t>(base + k * stride);
+      scale[at] = std::abs(x[at] - max) + std::abs(std::log(sum));
+    }
+  });
+  return scale;
+}
+
+std::vector<double> SoftmaxGradScale(const std::vector<double>& y, const std::vector<double>& dy,
+                                     const Shape& shape, int64_t dim, bool log) {
+  std::vector<double> scale(y.size());
+  ForEachRow(shape, dim, [&](int64_t base, int64_t stride, int64_t length) {
+    double sum_magnitude = 0;  // |sum| bounded by the sum of magnitudes, as rounding sees it
+    for (int64_t k = 0; k < length; ++k) {
+      const size_t at = static_cast<size_t>(base + k * stride);
+      sum_magnitude += log ? std::abs(dy[at]) : std::abs(dy[at] * y[at]);
+    }
+    for (int64_t k = 0; k < length; ++k) {
+      const size_t at = static_cast<size_t>(base + k * stride);
+      scale[at] = log ? std::abs(dy[at]) + std::exp(y[at]) * sum_magnitude
+                      : std::abs(y[at]) * (std::abs(dy[at]) + sum_magnitude);
+    }
+  });
+  return scale;
 }
 
 std::vector<double> ReferencePermute(const std::vector<double>& x, const Shape& shape,

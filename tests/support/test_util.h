@@ -47,9 +47,13 @@ std::vector<double> RoundTo(const std::vector<double>& values, DataType dtype);
 
 // Relative tolerance of softmax-like ops per dtype (DESIGN.md).
 double SoftmaxTolerance(DataType dtype);
-// |a - e| <= tol * max(1, |e|) for each element; NaN must match NaN. Reports the first misses.
+// The smallest normal value of a floating dtype: below it a dtype has no relative precision.
+double SmallestNormal(DataType dtype);
+// Relative comparison: |a - e| <= tol * max(|e|, scale[i], floor) for each element (scale may
+// be empty); NaN must match NaN, infinities must match exactly. Reports the first misses.
 void ExpectAllClose(const std::vector<double>& actual, const std::vector<double>& expected,
-                    double tol, const std::string& context);
+                    double tol, const std::string& context, double floor = 0,
+                    const std::vector<double>& scale = {});
 
 // Plain double-precision references, over axis `dim` of a contiguous tensor of `shape`.
 std::vector<double> ReferenceSoftmax(const std::vector<double>& x, const Shape& shape, int64_t dim,
@@ -57,6 +61,14 @@ std::vector<double> ReferenceSoftmax(const std::vector<double>& x, const Shape& 
 std::vector<double> ReferenceSoftmaxGrad(const std::vector<double>& y,
                                          const std::vector<double>& dy, const Shape& shape,
                                          int64_t dim, bool log);
+// The size of the terms log_softmax subtracts (|x - max| + |log sum|), per element; empty for
+// softmax, whose outputs are compared relative to themselves.
+std::vector<double> SoftmaxScale(const std::vector<double>& x, const Shape& shape, int64_t dim,
+                                 bool log);
+// The size of the terms the grad subtracts, per element: the natural scale of its rounding
+// error, since dx itself can cancel to near zero.
+std::vector<double> SoftmaxGradScale(const std::vector<double>& y, const std::vector<double>& dy,
+                                     const Shape& shape, int64_t dim, bool log);
 std::vector<double> ReferencePermute(const std::vector<double>& x, const Shape& shape,
                                      const std::vector<int64_t>& perm);
 

@@ -51,7 +51,7 @@ struct Forward {
       for (size_t c = 0; c < cols; ++c) {
         max = NanPropagatingMax(static_cast<C>(x[c]), max);
       }
-      C sum = 0;
+      RowSum sum = 0;
       for (size_t c = 0; c < cols; ++c) {
         sum += std::exp(static_cast<C>(x[c]) - max);
       }
