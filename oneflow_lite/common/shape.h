@@ -21,6 +21,8 @@ class Shape {
   explicit Shape(std::vector<int64_t> dims) : dims_(std::move(dims)) {}
 
   int64_t rank() const { return static_cast<int64_t>(dims_.size()); }
+  // Accessors with a precondition (0 <= i < rank), like std::vector::at: callers check dims
+  // from users (functional::WrapDim) before indexing.
   int64_t At(int64_t i) const { return dims_.at(static_cast<size_t>(i)); }
   int64_t operator[](int64_t i) const { return At(i); }
   const std::vector<int64_t>& dims() const { return dims_; }

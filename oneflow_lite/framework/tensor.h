@@ -76,6 +76,7 @@ class Tensor {
   size_t nbytes() const { return static_cast<size_t>(elem_cnt()) * DataTypeSize(dtype_); }
   bool is_contiguous() const { return strides_ == ContiguousStrides(shape_); }
 
+  // Precondition: defined(). The interpreter checks inputs before kernels touch their data.
   const void* data() const;
   void* mut_data() const;
 

@@ -96,8 +96,8 @@ struct Backward {
       for (size_t c = 0; c < cols; ++c) {
         // softmax needs sum(dy * y); log_softmax needs sum(dy)
         row_sum += kAlgorithm == SoftmaxAlgorithm::kSoftmax
-                   ? static_cast<C>(dy[c]) * static_cast<C>(y[c])
-                   : static_cast<C>(dy[c]);
+                       ? static_cast<C>(dy[c]) * static_cast<C>(y[c])
+                       : static_cast<C>(dy[c]);
       }
       const C sum = static_cast<C>(row_sum);
       for (size_t c = 0; c < cols; ++c) {
