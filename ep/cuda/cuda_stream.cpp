@@ -18,7 +18,9 @@ Maybe<std::unique_ptr<CudaStream>> CudaStream::Create(int device_index) {
   OFLITE_JUST(CudaCheck(cudaSetDevice(device_index), "cudaSetDevice"));
   OFLITE_JUST(CudaCheck(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking),
                         "cudaStreamCreateWithFlags"));
-  return std::unique_ptr<CudaStream>(new CudaStream(device_index, stream));
+  const CudaDeviceProperties* properties = nullptr;
+  OFLITE_ASSIGN_OR_RETURN(properties, GetCudaDeviceProperties(device_index));
+  return std::unique_ptr<CudaStream>(new CudaStream(device_index, stream, properties));
 }
 
 CudaStream::~CudaStream() { cudaStreamDestroy(stream_); }

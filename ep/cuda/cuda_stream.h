@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include "ep/cuda/cuda_device_properties.h"
 #include "oneflow_lite/ep/stream.h"
 
 namespace oflite {
@@ -23,12 +24,15 @@ class CudaStream final : public Stream {
   Maybe<void> Sync() override;
   cudaStream_t cuda_stream() const { return stream_; }
   int device_index() const { return device_index_; }
+  // Cached at creation: kernels size their grids from it on every launch.
+  const CudaDeviceProperties& properties() const { return *properties_; }
 
  private:
-  CudaStream(int device_index, cudaStream_t stream)
-      : device_index_(device_index), stream_(stream) {}
+  CudaStream(int device_index, cudaStream_t stream, const CudaDeviceProperties* properties)
+      : device_index_(device_index), stream_(stream), properties_(properties) {}
   int device_index_;
   cudaStream_t stream_;
+  const CudaDeviceProperties* properties_;
 };
 
 }  // namespace ep
