@@ -31,8 +31,10 @@ class SoftmaxKernelImpl final : public OpKernel {
     const Tensor& y = ctx->Output(ops::kSoftmaxY);
     auto softmax = primitive::NewPrimitive<FactoryT>(ctx->device_type(), x.dtype());
     OFLITE_CHECK_OR_RETURN(softmax != nullptr, RuntimeError) << "matched kernel lost its primitive";
-    ctx->NotePrimitive(softmax->name());
-    return softmax->Launch(ctx->stream(), Rows(x.shape()), Cols(x.shape()), x.data(), y.mut_data());
+    OFLITE_JUST(
+        softmax->Launch(ctx->stream(), Rows(x.shape()), Cols(x.shape()), x.data(), y.mut_data()));
+    ctx->NotePrimitive(softmax->LaunchDescription());
+    return Ok();
   }
 };
 
@@ -49,9 +51,10 @@ class SoftmaxGradKernelImpl final : public OpKernel {
     auto backward = primitive::NewPrimitive<FactoryT>(ctx->device_type(), y.dtype());
     OFLITE_CHECK_OR_RETURN(backward != nullptr, RuntimeError)
         << "matched kernel lost its primitive";
-    ctx->NotePrimitive(backward->name());
-    return backward->Launch(ctx->stream(), Rows(y.shape()), Cols(y.shape()), y.data(), dy.data(),
-                            dx.mut_data());
+    OFLITE_JUST(backward->Launch(ctx->stream(), Rows(y.shape()), Cols(y.shape()), y.data(),
+                                 dy.data(), dx.mut_data()));
+    ctx->NotePrimitive(backward->LaunchDescription());
+    return Ok();
   }
 };
 

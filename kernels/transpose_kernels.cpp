@@ -27,9 +27,10 @@ class TransposeKernel final : public OpKernel {
     OFLITE_CHECK_OR_RETURN(permute != nullptr, NotImplemented)
         << "transpose: no permute primitive on " << DeviceTypeName(ctx->device_type()) << " for "
         << x.dtype() << " at rank " << perm.size();
-    ctx->NotePrimitive(permute->name());
-    return permute->Launch(ctx->stream(), perm.size(), x.shape().dims().data(), x.data(),
-                           perm.data(), y.mut_data());
+    OFLITE_JUST(permute->Launch(ctx->stream(), perm.size(), x.shape().dims().data(), x.data(),
+                                perm.data(), y.mut_data()));
+    ctx->NotePrimitive(permute->LaunchDescription());
+    return Ok();
   }
 };
 

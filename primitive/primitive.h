@@ -25,6 +25,9 @@ class Primitive {
 
   // Which implementation this is, e.g. "cpu.softmax<float16>"; shown in traces and the demo.
   virtual std::string name() const = 0;
+  // What the last Launch did, for primitives that choose among implementations per call
+  // (e.g. "cuda.softmax<float32>[warp pack=4 ...]"); the name for the rest.
+  virtual std::string LaunchDescription() const { return name(); }
 };
 
 class FactoryBase {

@@ -20,7 +20,20 @@ struct RunOptions {
   bool bfloat16_bits = false;
 };
 
+struct BenchOptions {
+  std::string function;  // a functional call's name, or "copy" (device-to-device memcpy)
+  std::string shape;     // "R,C[,...]"
+  std::string dtype = "float32";
+  std::vector<std::string> args;
+  std::string device;  // default: cuda:0 when a GPU is visible, else cpu
+  int warmup = 10;
+  int reps = 50;
+  bool json = false;
+  std::string sweep;  // "softmax": GPU.md's rows=49152 sweep
+};
+
 int OpsCommand(bool json);
+int BenchCommand(const BenchOptions& options);
 int RunCommand(const RunOptions& options);
 int DemoCommand();
 

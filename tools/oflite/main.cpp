@@ -26,6 +26,18 @@ int main(int argc, char** argv) {
 
   CLI::App* demo = app.add_subcommand("demo", "Softmax and log_softmax end to end");
 
+  oflite::cli::BenchOptions bench_options;
+  CLI::App* bench = app.add_subcommand("bench", "Time a functional call (CUDA events, L2 flushed)");
+  bench->add_option("function", bench_options.function, "snake_case name, or copy");
+  bench->add_option("--shape", bench_options.shape, "R,C[,...]");
+  bench->add_option("--dtype", bench_options.dtype, "float32|float16|bfloat16|float64");
+  bench->add_option("--arg", bench_options.args, "NAME=VALUE argument");
+  bench->add_option("--device", bench_options.device, "cpu or cuda[:N] (default: cuda:0 if any)");
+  bench->add_option("--warmup", bench_options.warmup, "untimed calls first");
+  bench->add_option("--reps", bench_options.reps, "timed calls (the median is reported)");
+  bench->add_flag("--json", bench_options.json, "one JSON object per result");
+  bench->add_option("--sweep", bench_options.sweep, "softmax: GPU.md's rows=49152 sweep");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -45,6 +57,9 @@ int main(int argc, char** argv) {
     }
     if (*demo) {
       return oflite::cli::DemoCommand();
+    }
+    if (*bench) {
+      return oflite::cli::BenchCommand(bench_options);
     }
   } catch (const std::exception& e) {
     return oflite::cli::ReportError(oflite::Error(oflite::ErrorKind::kRuntimeError, e.what()));

@@ -114,7 +114,7 @@ template <SoftmaxAlgorithm kAlgorithm>
 class CpuSoftmaxFactory final : public primitive::SoftmaxBaseFactory<kAlgorithm> {
  public:
   std::unique_ptr<primitive::SoftmaxBase<kAlgorithm>> New(DataType data_type) override {
-    return NewForFloating<primitive::SoftmaxBase<kAlgorithm>, Forward<kAlgorithm>::template Impl>(
+    return primitive::NewForFloating<primitive::SoftmaxBase<kAlgorithm>, Forward<kAlgorithm>::template Impl>(
         data_type);
   }
 };
@@ -123,7 +123,7 @@ template <SoftmaxAlgorithm kAlgorithm>
 class CpuSoftmaxBackwardFactory final : public primitive::SoftmaxBackwardBaseFactory<kAlgorithm> {
  public:
   std::unique_ptr<primitive::SoftmaxBackwardBase<kAlgorithm>> New(DataType data_type) override {
-    return NewForFloating<primitive::SoftmaxBackwardBase<kAlgorithm>,
+    return primitive::NewForFloating<primitive::SoftmaxBackwardBase<kAlgorithm>,
                           Backward<kAlgorithm>::template Impl>(data_type);
   }
 };

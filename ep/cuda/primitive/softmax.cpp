@@ -1,0 +1,141 @@
+// CUDA Softmax / LogSoftmax and their backward passes: the one place where the launchers'
+// cudaError_t becomes a Maybe, and where the chosen implementation is recorded.
+#include "primitive/softmax.h"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <string>
+
+#include "ep/cuda/cuda_stream.h"
+#include "ep/cuda/primitive/softmax_launch.h"
+#include "primitive/floating_factory.h"
+#include "primitive/softmax_backward.h"
+
+namespace oflite {
+namespace ep {
+namespace {
+
+using primitive::SoftmaxAlgorithm;
+
+// Our host half types and CUDA's have the same layout; kernels use CUDA's.
+template <typename T>
+struct DeviceTypeOf {
+  using type = T;
+};
+template <>
+struct DeviceTypeOf<float16> {
+  using type = __half;
+};
+template <>
+struct DeviceTypeOf<bfloat16> {
+  using type = __nv_bfloat16;
+};
+
+constexpr softmax::Algorithm ToKernelAlgorithm(SoftmaxAlgorithm a) {
+  return a == SoftmaxAlgorithm::kSoftmax ? softmax::Algorithm::kSoftmax
+                                         : softmax::Algorithm::kLogSoftmax;
+}
+
+template <typename T, SoftmaxAlgorithm kAlgorithm, bool kBackward>
+std::string PrimitiveName() {
+  return std::string("cuda.") +
+         (kAlgorithm == SoftmaxAlgorithm::kSoftmax ? "softmax" : "log_softmax") +
+         (kBackward ? "_backward<" : "<") + DataTypeName(kDataTypeOf<T>) + ">";
+}
+
+// Forward (dy == nullptr) or backward launch, checked.
+template <typename T, SoftmaxAlgorithm kAlgorithm>
+Maybe<void> LaunchChecked(Stream* stream, size_t rows, size_t cols, const void* a, const void* dy,
+                          void* out, softmax::LaunchInfo* info) {
+  using D = typename DeviceTypeOf<T>::type;
+  auto* cuda_stream = static_cast<CudaStream*>(stream);
+  return CudaCheck(
+      softmax::Launch<D, ToKernelAlgorithm(kAlgorithm)>(
+          cuda_stream->properties(), cuda_stream->cuda_stream(), static_cast<int64_t>(rows),
+          static_cast<int64_t>(cols), static_cast<const D*>(a), static_cast<const D*>(dy),
+          static_cast<D*>(out), GetSoftmaxImplOverride(), info),
+      "softmax kernel launch");
+}
+
+template <SoftmaxAlgorithm kAlgorithm>
+struct Forward {
+  template <typename T>
+  class Impl final : public primitive::SoftmaxBase<kAlgorithm> {
+   public:
+    std::string name() const override { return PrimitiveName<T, kAlgorithm, false>(); }
+    std::string LaunchDescription() const override {
+      return name() + "[" + softmax::DescribeLaunch(info_) + "]";
+    }
+    Maybe<void> Launch(Stream* stream, size_t rows, size_t cols, const void* x, void* y) override {
+      return LaunchChecked<T, kAlgorithm>(stream, rows, cols, x, nullptr, y, &info_);
+    }
+
+   private:
+    softmax::LaunchInfo info_;
+  };
+};
+
+template <SoftmaxAlgorithm kAlgorithm>
+struct Backward {
+  template <typename T>
+  class Impl final : public primitive::SoftmaxBackwardBase<kAlgorithm> {
+   public:
+    std::string name() const override { return PrimitiveName<T, kAlgorithm, true>(); }
+    std::string LaunchDescription() const override {
+      return name() + "[" + softmax::DescribeLaunch(info_) + "]";
+    }
+    Maybe<void> Launch(Stream* stream, size_t rows, size_t cols, const void* y, const void* dy,
+                       void* dx) override {
+      return LaunchChecked<T, kAlgorithm>(stream, rows, cols, y, dy, dx, &info_);
+    }
+
+   private:
+    softmax::LaunchInfo info_;
+  };
+};
+
+template <SoftmaxAlgorithm kAlgorithm>
+class CudaSoftmaxFactory final : public primitive::SoftmaxBaseFactory<kAlgorithm> {
+ public:
+  std::unique_ptr<primitive::SoftmaxBase<kAlgorithm>> New(DataType data_type) override {
+    return primitive::NewForFloating<primitive::SoftmaxBase<kAlgorithm>,
+                                     Forward<kAlgorithm>::template Impl>(data_type);
+  }
+};
+
+template <SoftmaxAlgorithm kAlgorithm>
+class CudaSoftmaxBackwardFactory final : public primitive::SoftmaxBackwardBaseFactory<kAlgorithm> {
+ public:
+  std::unique_ptr<primitive::SoftmaxBackwardBase<kAlgorithm>> New(DataType data_type) override {
+    return primitive::NewForFloating<primitive::SoftmaxBackwardBase<kAlgorithm>,
+                                     Backward<kAlgorithm>::template Impl>(data_type);
+  }
+};
+
+OFLITE_REGISTER_PRIMITIVE_FACTORY(DeviceType::kCUDA, primitive::SoftmaxFactory,
+                                  CudaSoftmaxFactory<SoftmaxAlgorithm::kSoftmax>);
+OFLITE_REGISTER_PRIMITIVE_FACTORY(DeviceType::kCUDA, primitive::LogSoftmaxFactory,
+                                  CudaSoftmaxFactory<SoftmaxAlgorithm::kLogSoftmax>);
+OFLITE_REGISTER_PRIMITIVE_FACTORY(DeviceType::kCUDA, primitive::SoftmaxBackwardFactory,
+                                  CudaSoftmaxBackwardFactory<SoftmaxAlgorithm::kSoftmax>);
+OFLITE_REGISTER_PRIMITIVE_FACTORY(DeviceType::kCUDA, primitive::LogSoftmaxBackwardFactory,
+                                  CudaSoftmaxBackwardFactory<SoftmaxAlgorithm::kLogSoftmax>);
+
+}  // namespace
+
+namespace softmax {
+std::string DescribeLaunch(const LaunchInfo& info) {
+  std::string text = std::string(info.path) + " pack=" + std::to_string(info.pack) +
+                     " block=" + std::to_string(info.block_size);
+  if (std::string(info.path) == "warp") {
+    text += " lanes=" + std::to_string(info.lanes) +
+            " cols/thread=" + std::to_string(info.cols_per_thread) +
+            " rows/group=" + std::to_string(info.rows_per_access);
+  }
+  return text;
+}
+}  // namespace softmax
+
+}  // namespace ep
+}  // namespace oflite

@@ -1,0 +1,462 @@
+// Softmax / LogSoftmax forward and backward kernels over the last axis of a (rows x cols)
+// row-major matrix. Framework-free: launchers return cudaError_t; softmax.cu turns that into
+// Maybe and picks the implementation.
+//
+// Three implementations:
+//   warp           cols <= 1024: a row per group of kWidth lanes, the row in registers,
+//                  kRowsPerAccess rows per group, packs of kPack elements per load
+//   block smem     a row per block, cached in shared memory (compute type), so it is read once
+//   block uncached a row per block, re-read from global memory (rows too long for shared memory)
+// All index with int64_t. NaN and infinities propagate as in PyTorch: a NaN or +inf anywhere in
+// a row, or a row of only -inf, makes the row NaN (through the sum).
+#ifndef ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SOFTMAX_KERNELS_CUH_
+#define ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SOFTMAX_KERNELS_CUH_
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cub/block/block_reduce.cuh>
+
+#include "ep/cuda/primitive/softmax_launch.h"
+
+namespace oflite {
+namespace ep {
+namespace softmax {
+
+// ---- element conversion and math in the compute type -------------------------------------
+
+__device__ __forceinline__ float ToCompute(float v) { return v; }
+__device__ __forceinline__ double ToCompute(double v) { return v; }
+__device__ __forceinline__ float ToCompute(__half v) { return __half2float(v); }
+__device__ __forceinline__ float ToCompute(__nv_bfloat16 v) { return __bfloat162float(v); }
+
+template <typename T>
+__device__ __forceinline__ T FromCompute(float v);
+template <>
+__device__ __forceinline__ float FromCompute<float>(float v) {
+  return v;
+}
+template <>
+__device__ __forceinline__ __half FromCompute<__half>(float v) {
+  return __float2half_rn(v);
+}
+template <>
+__device__ __forceinline__ __nv_bfloat16 FromCompute<__nv_bfloat16>(float v) {
+  return __float2bfloat16_rn(v);
+}
+template <typename T>
+__device__ __forceinline__ T FromCompute(double v) {
+  return static_cast<T>(v);
+}
+
+__device__ __forceinline__ float Exp(float v) { return expf(v); }
+__device__ __forceinline__ double Exp(double v) { return exp(v); }
+__device__ __forceinline__ float Log(float v) { return logf(v); }
+__device__ __forceinline__ double Log(double v) { return log(v); }
+template <typename C>
+__device__ __forceinline__ C Max(C a, C b) {
+  return a > b ? a : b;  // a NaN is carried by the sum instead
+}
+template <typename C>
+__device__ __forceinline__ C NegativeInfinity() {
+  return static_cast<C>(-INFINITY);
+}
+
+// ---- packs: kPack elements moved as one aligned access (16 bytes at most) -----------------
+
+template <typename T, int kPack>
+struct alignas(sizeof(T) * kPack) Pack {
+  T elem[kPack];
+};
+
+template <typename C, int kPack, typename T>
+__device__ __forceinline__ void LoadPack(const T* src, C* dst) {
+  const Pack<T, kPack> pack = *reinterpret_cast<const Pack<T, kPack>*>(src);
+#pragma unroll
+  for (int i = 0; i < kPack; ++i) {
+    dst[i] = ToCompute(pack.elem[i]);
+  }
+}
+
+template <int kPack, typename T, typename C>
+__device__ __forceinline__ void StorePack(const C* src, T* dst) {
+  Pack<T, kPack> pack;
+#pragma unroll
+  for (int i = 0; i < kPack; ++i) {
+    pack.elem[i] = FromCompute<T>(src[i]);
+  }
+  *reinterpret_cast<Pack<T, kPack>*>(dst) = pack;
+}
+
+// ---- warp reductions over a group of kWidth lanes ------------------------------------------
+
+template <int kWidth, typename C>
+__device__ __forceinline__ C GroupMax(C v) {
+#pragma unroll
+  for (int mask = kWidth / 2; mask > 0; mask /= 2) {
+    v = Max(v, __shfl_xor_sync(0xffffffff, v, mask, kWidth));
+  }
+  return v;
+}
+
+template <int kWidth, typename C>
+__device__ __forceinline__ C GroupSum(C v) {
+#pragma unroll
+  for (int mask = kWidth / 2; mask > 0; mask /= 2) {
+    v += __shfl_xor_sync(0xffffffff, v, mask, kWidth);
+  }
+  return v;
+}
+
+// ---- warp implementation ----------------------------------------------------------------
+
+// Block shape: (kWidth, kWarpBlockThreads / kWidth). Each group owns kRowsPerAccess rows at a
+// time; lane l holds columns (p * kWidth + l) * kPack + [0, kPack) for p < kColsPerThread/kPack,
+// so a group's loads for one p are contiguous and coalesced.
+constexpr int kWarpBlockThreads = 128;
+
+template <typename T, typename C, Algorithm kAlgorithm, int kPack, int kColsPerThread, int kWidth,
+          int kRowsPerAccess>
+__global__ void __launch_bounds__(kWarpBlockThreads)
+    WarpSoftmaxKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int64_t cols) {
+  static_assert(kColsPerThread % kPack == 0, "a thread holds whole packs");
+  constexpr int kNumPacks = kColsPerThread / kPack;
+  C buf[kRowsPerAccess][kColsPerThread];
+  const int64_t group = static_cast<int64_t>(blockIdx.x) * blockDim.y + threadIdx.y;
+  const int64_t group_count = static_cast<int64_t>(gridDim.x) * blockDim.y;
+  const int lane = threadIdx.x;
+  for (int64_t row0 = group * kRowsPerAccess; row0 < rows; row0 += group_count * kRowsPerAccess) {
+    C max[kRowsPerAccess];
+#pragma unroll
+    for (int r = 0; r < kRowsPerAccess; ++r) {
+      max[r] = NegativeInfinity<C>();
+      const bool row_valid = row0 + r < rows;
+      const T* row_x = x + (row0 + r) * cols;
+#pragma unroll
+      for (int p = 0; p < kNumPacks; ++p) {
+        const int64_t col = (static_cast<int64_t>(p) * kWidth + lane) * kPack;
+        if (row_valid && col < cols) {
+          LoadPack<C, kPack>(row_x + col, &buf[r][p * kPack]);
+#pragma unroll
+          for (int i = 0; i < kPack; ++i) {
+            max[r] = Max(max[r], buf[r][p * kPack + i]);
+          }
+        } else {
+#pragma unroll
+          for (int i = 0; i < kPack; ++i) {
+            buf[r][p * kPack + i] = NegativeInfinity<C>();
+          }
+        }
+      }
+    }
+    C sum[kRowsPerAccess];
+#pragma unroll
+    for (int r = 0; r < kRowsPerAccess; ++r) {
+      max[r] = GroupMax<kWidth>(max[r]);
+      sum[r] = 0;
+#pragma unroll
+      for (int c = 0; c < kColsPerThread; ++c) {
+        // padding columns hold -inf: exp(-inf - max) is 0 unless the whole row is -inf, and
+        // then the row is NaN anyway
+        if (kAlgorithm == Algorithm::kSoftmax) {
+          buf[r][c] = Exp(buf[r][c] - max[r]);
+          sum[r] += buf[r][c];
+        } else {
+          buf[r][c] -= max[r];
+          sum[r] += Exp(buf[r][c]);
+        }
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < kRowsPerAccess; ++r) {
+      sum[r] = GroupSum<kWidth>(sum[r]);
+      const C scale = kAlgorithm == Algorithm::kSoftmax ? C(1) / sum[r] : Log(sum[r]);
+      if (row0 + r >= rows) {
+        continue;
+      }
+      T* row_y = y + (row0 + r) * cols;
+#pragma unroll
+      for (int p = 0; p < kNumPacks; ++p) {
+        const int64_t col = (static_cast<int64_t>(p) * kWidth + lane) * kPack;
+        if (col >= cols) {
+          continue;
+        }
+        C out[kPack];
+#pragma unroll
+        for (int i = 0; i < kPack; ++i) {
+          const C v = buf[r][p * kPack + i];
+          out[i] = kAlgorithm == Algorithm::kSoftmax ? v * scale : v - scale;
+        }
+        StorePack<kPack>(out, row_y + col);
+      }
+    }
+  }
+}
+
+template <typename T, typename C, Algorithm kAlgorithm, int kPack, int kColsPerThread, int kWidth,
+          int kRowsPerAccess>
+__global__ void __launch_bounds__(kWarpBlockThreads)
+    WarpSoftmaxBackwardKernel(const T* __restrict__ y, const T* __restrict__ dy, T* __restrict__ dx,
+                              int64_t rows, int64_t cols) {
+  static_assert(kColsPerThread % kPack == 0, "a thread holds whole packs");
+  constexpr int kNumPacks = kColsPerThread / kPack;
+  C y_buf[kRowsPerAccess][kColsPerThread];
+  C dy_buf[kRowsPerAccess][kColsPerThread];
+  const int64_t group = static_cast<int64_t>(blockIdx.x) * blockDim.y + threadIdx.y;
+  const int64_t group_count = static_cast<int64_t>(gridDim.x) * blockDim.y;
+  const int lane = threadIdx.x;
+  for (int64_t row0 = group * kRowsPerAccess; row0 < rows; row0 += group_count * kRowsPerAccess) {
+    C sum[kRowsPerAccess];
+#pragma unroll
+    for (int r = 0; r < kRowsPerAccess; ++r) {
+      sum[r] = 0;
+      const bool row_valid = row0 + r < rows;
+      const int64_t offset = (row0 + r) * cols;
+#pragma unroll
+      for (int p = 0; p < kNumPacks; ++p) {
+        const int64_t col = (static_cast<int64_t>(p) * kWidth + lane) * kPack;
+        C* yb = &y_buf[r][p * kPack];
+        C* db = &dy_buf[r][p * kPack];
+        if (row_valid && col < cols) {
+          LoadPack<C, kPack>(y + offset + col, yb);
+          LoadPack<C, kPack>(dy + offset + col, db);
+#pragma unroll
+          for (int i = 0; i < kPack; ++i) {
+            sum[r] += kAlgorithm == Algorithm::kSoftmax ? yb[i] * db[i] : db[i];
+          }
+        } else {
+#pragma unroll
+          for (int i = 0; i < kPack; ++i) {
+            yb[i] = db[i] = 0;
+          }
+        }
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < kRowsPerAccess; ++r) {
+      sum[r] = GroupSum<kWidth>(sum[r]);
+      if (row0 + r >= rows) {
+        continue;
+      }
+      T* row_dx = dx + (row0 + r) * cols;
+#pragma unroll
+      for (int p = 0; p < kNumPacks; ++p) {
+        const int64_t col = (static_cast<int64_t>(p) * kWidth + lane) * kPack;
+        if (col >= cols) {
+          continue;
+        }
+        C out[kPack];
+#pragma unroll
+        for (int i = 0; i < kPack; ++i) {
+          const C yv = y_buf[r][p * kPack + i], dyv = dy_buf[r][p * kPack + i];
+          out[i] = kAlgorithm == Algorithm::kSoftmax ? yv * (dyv - sum[r]) : dyv - Exp(yv) * sum[r];
+        }
+        StorePack<kPack>(out, row_dx + col);
+      }
+    }
+  }
+}
+
+// ---- block-wide helpers -----------------------------------------------------------------
+
+// Reduces over the block and hands every thread the result.
+template <int kBlockSize, typename C, typename Op>
+__device__ __forceinline__ C BlockAllReduce(C v, Op op) {
+  using Reduce = cub::BlockReduce<C, kBlockSize>;
+  __shared__ typename Reduce::TempStorage storage;
+  __shared__ C result;
+  const C reduced = Reduce(storage).Reduce(v, op);
+  if (threadIdx.x == 0) {
+    result = reduced;
+  }
+  __syncthreads();
+  const C all = result;
+  __syncthreads();  // storage and result are reused by the next reduction
+  return all;
+}
+
+struct MaxOp {
+  template <typename C>
+  __device__ __forceinline__ C operator()(C a, C b) const {
+    return Max(a, b);
+  }
+};
+struct SumOp {
+  template <typename C>
+  __device__ __forceinline__ C operator()(C a, C b) const {
+    return a + b;
+  }
+};
+
+// Elements of a row before its first 16-byte-aligned element (at most the row).
+template <typename T>
+__device__ __forceinline__ int64_t AlignedHead(const T* row, int64_t cols) {
+  const auto misalignment = reinterpret_cast<uintptr_t>(row) % 16;
+  const int64_t head =
+      misalignment == 0 ? 0 : static_cast<int64_t>((16 - misalignment) / sizeof(T));
+  return head < cols ? head : cols;
+}
+
+// Calls f(col, value) for every element of a row, the threads of the block splitting it, the
+// aligned body read in 16-byte packs whatever the row length or start.
+template <int kPack, typename C, typename T, typename F>
+__device__ __forceinline__ void ForEachInRow(const T* row, int64_t cols, F f) {
+  const int64_t head = AlignedHead(row, cols);
+  const int64_t packs = (cols - head) / kPack;
+  for (int64_t c = threadIdx.x; c < head; c += blockDim.x) {
+    f(c, ToCompute(row[c]));
+  }
+  for (int64_t p = threadIdx.x; p < packs; p += blockDim.x) {
+    C v[kPack];
+    const int64_t c0 = head + p * kPack;
+    LoadPack<C, kPack>(row + c0, v);
+#pragma unroll
+    for (int i = 0; i < kPack; ++i) {
+      f(c0 + i, v[i]);
+    }
+  }
+  for (int64_t c = head + packs * kPack + threadIdx.x; c < cols; c += blockDim.x) {
+    f(c, ToCompute(row[c]));
+  }
+}
+
+// Writes g(col) to every element of a row, aligned body in 16-byte packs.
+template <int kPack, typename C, typename T, typename G>
+__device__ __forceinline__ void WriteRow(T* row, int64_t cols, G g) {
+  const int64_t head = AlignedHead(row, cols);
+  const int64_t packs = (cols - head) / kPack;
+  for (int64_t c = threadIdx.x; c < head; c += blockDim.x) {
+    row[c] = FromCompute<T>(g(c));
+  }
+  for (int64_t p = threadIdx.x; p < packs; p += blockDim.x) {
+    C v[kPack];
+    const int64_t c0 = head + p * kPack;
+#pragma unroll
+    for (int i = 0; i < kPack; ++i) {
+      v[i] = g(c0 + i);
+    }
+    StorePack<kPack>(v, row + c0);
+  }
+  for (int64_t c = head + packs * kPack + threadIdx.x; c < cols; c += blockDim.x) {
+    row[c] = FromCompute<T>(g(c));
+  }
+}
+
+template <typename T>
+constexpr int kBlockPack = 16 / sizeof(T) > 0 ? static_cast<int>(16 / sizeof(T)) : 1;
+
+// ---- block shared-memory implementation ---------------------------------------------------
+
+template <typename T, typename C, Algorithm kAlgorithm, int kBlockSize>
+__global__ void __launch_bounds__(kBlockSize)
+    BlockSmemSoftmaxKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int64_t cols) {
+  extern __shared__ __align__(16) unsigned char smem_bytes[];
+  C* buf = reinterpret_cast<C*>(smem_bytes);
+  constexpr int kPack = kBlockPack<T>;
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    C max = NegativeInfinity<C>();
+    ForEachInRow<kPack, C>(x + row * cols, cols, [&](int64_t c, C v) {
+      buf[c] = v;
+      max = Max(max, v);
+    });
+    max = BlockAllReduce<kBlockSize>(max, MaxOp());
+    C sum = 0;
+    for (int64_t c = threadIdx.x; c < cols; c += kBlockSize) {
+      if (kAlgorithm == Algorithm::kSoftmax) {
+        buf[c] = Exp(buf[c] - max);
+        sum += buf[c];
+      } else {
+        buf[c] -= max;
+        sum += Exp(buf[c]);
+      }
+    }
+    // Each thread rewrote only its own elements above; the write below reads others'.
+    sum = BlockAllReduce<kBlockSize>(sum, SumOp());
+    const C scale = kAlgorithm == Algorithm::kSoftmax ? C(1) / sum : Log(sum);
+    WriteRow<kPack, C>(y + row * cols, cols, [&](int64_t c) {
+      return kAlgorithm == Algorithm::kSoftmax ? buf[c] * scale : buf[c] - scale;
+    });
+    __syncthreads();  // the next row overwrites buf
+  }
+}
+
+template <typename T, typename C, Algorithm kAlgorithm, int kBlockSize>
+__global__ void __launch_bounds__(kBlockSize)
+    BlockSmemSoftmaxBackwardKernel(const T* __restrict__ y, const T* __restrict__ dy,
+                                   T* __restrict__ dx, int64_t rows, int64_t cols) {
+  extern __shared__ __align__(16) unsigned char smem_bytes[];
+  C* y_buf = reinterpret_cast<C*>(smem_bytes);
+  C* dy_buf = y_buf + cols;
+  constexpr int kPack = kBlockPack<T>;
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    ForEachInRow<kPack, C>(y + row * cols, cols, [&](int64_t c, C v) { y_buf[c] = v; });
+    ForEachInRow<kPack, C>(dy + row * cols, cols, [&](int64_t c, C v) { dy_buf[c] = v; });
+    __syncthreads();  // the sum pairs elements loaded by different threads
+    C sum = 0;
+    for (int64_t c = threadIdx.x; c < cols; c += kBlockSize) {
+      sum += kAlgorithm == Algorithm::kSoftmax ? y_buf[c] * dy_buf[c] : dy_buf[c];
+    }
+    sum = BlockAllReduce<kBlockSize>(sum, SumOp());
+    WriteRow<kPack, C>(dx + row * cols, cols, [&](int64_t c) {
+      return kAlgorithm == Algorithm::kSoftmax ? y_buf[c] * (dy_buf[c] - sum)
+                                               : dy_buf[c] - Exp(y_buf[c]) * sum;
+    });
+    __syncthreads();
+  }
+}
+
+// ---- block uncached implementation ------------------------------------------------------
+
+template <typename T, typename C, Algorithm kAlgorithm, int kBlockSize>
+__global__ void __launch_bounds__(kBlockSize)
+    BlockUncachedSoftmaxKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows,
+                               int64_t cols) {
+  constexpr int kPack = kBlockPack<T>;
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    const T* row_x = x + row * cols;
+    C max = NegativeInfinity<C>();
+    ForEachInRow<kPack, C>(row_x, cols, [&](int64_t, C v) { max = Max(max, v); });
+    max = BlockAllReduce<kBlockSize>(max, MaxOp());
+    C sum = 0;
+    ForEachInRow<kPack, C>(row_x, cols, [&](int64_t, C v) { sum += Exp(v - max); });
+    sum = BlockAllReduce<kBlockSize>(sum, SumOp());
+    const C scale = kAlgorithm == Algorithm::kSoftmax ? C(1) / sum : Log(sum);
+    // Re-read x element by element for the output: the row's third pass over global memory.
+    WriteRow<kPack, C>(y + row * cols, cols, [&](int64_t c) {
+      const C v = ToCompute(row_x[c]) - max;
+      return kAlgorithm == Algorithm::kSoftmax ? Exp(v) * scale : v - scale;
+    });
+  }
+}
+
+template <typename T, typename C, Algorithm kAlgorithm, int kBlockSize>
+__global__ void __launch_bounds__(kBlockSize)
+    BlockUncachedSoftmaxBackwardKernel(const T* __restrict__ y, const T* __restrict__ dy,
+                                       T* __restrict__ dx, int64_t rows, int64_t cols) {
+  constexpr int kPack = kBlockPack<T>;
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    const T* row_y = y + row * cols;
+    const T* row_dy = dy + row * cols;
+    C sum = 0;
+    if (kAlgorithm == Algorithm::kSoftmax) {
+      for (int64_t c = threadIdx.x; c < cols; c += kBlockSize) {
+        sum += ToCompute(row_y[c]) * ToCompute(row_dy[c]);
+      }
+    } else {
+      ForEachInRow<kPack, C>(row_dy, cols, [&](int64_t, C v) { sum += v; });
+    }
+    sum = BlockAllReduce<kBlockSize>(sum, SumOp());
+    WriteRow<kPack, C>(dx + row * cols, cols, [&](int64_t c) {
+      const C yv = ToCompute(row_y[c]), dyv = ToCompute(row_dy[c]);
+      return kAlgorithm == Algorithm::kSoftmax ? yv * (dyv - sum) : dyv - Exp(yv) * sum;
+    });
+  }
+}
+
+}  // namespace softmax
+}  // namespace ep
+}  // namespace oflite
+
+#endif  // ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SOFTMAX_KERNELS_CUH_

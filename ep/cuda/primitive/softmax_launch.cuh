@@ -1,0 +1,290 @@
+// Host-side launchers for the softmax kernels: choose warp / block-smem / block-uncached, the
+// pack width, the warp group shape or the block size, and launch. Framework-free (returns
+// cudaError_t); instantiated once per dtype in softmax_<dtype>.cu so builds parallelize.
+#ifndef ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SOFTMAX_LAUNCH_CUH_
+#define ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SOFTMAX_LAUNCH_CUH_
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <tuple>
+#include <type_traits>
+
+#include "ep/cuda/cuda_device_properties.h"
+#include "ep/cuda/primitive/softmax_kernels.cuh"
+#include "ep/cuda/primitive/softmax_launch.h"
+#include "oneflow_lite/ep/softmax_impl.h"
+
+namespace oflite {
+namespace ep {
+namespace softmax {
+
+template <typename T>
+struct ComputeTypeOf {
+  using type = float;
+};
+template <>
+struct ComputeTypeOf<double> {
+  using type = double;
+};
+
+constexpr int kMaxWarpCols = 1024;
+constexpr int kWaves = 32;  // blocks beyond one wave let the scheduler balance uneven rows
+
+inline int64_t GridSize(const CudaDeviceProperties& props, int block_threads, int64_t work) {
+  const int64_t resident =
+      static_cast<int64_t>(props.sm_count) * (props.max_threads_per_sm / block_threads) * kWaves;
+  return std::max<int64_t>(1, std::min(work, std::min<int64_t>(resident, INT32_MAX)));
+}
+
+// ---- warp path --------------------------------------------------------------------------
+
+// Launches one instantiation of the warp kernel (forward, or backward when dy != nullptr).
+template <typename T, Algorithm kAlgorithm, int kPack, int kColsPerThread, int kWidth,
+          int kRowsPerAccess>
+cudaError_t LaunchWarp(const CudaDeviceProperties& props, cudaStream_t stream, int64_t rows,
+                       int64_t cols, const T* a, const T* dy, T* out, LaunchInfo* info) {
+  using C = typename ComputeTypeOf<T>::type;
+  constexpr int kGroupsPerBlock = kWarpBlockThreads / kWidth;
+  const dim3 block(kWidth, kGroupsPerBlock);
+  const int64_t rows_per_block = static_cast<int64_t>(kGroupsPerBlock) * kRowsPerAccess;
+  const int64_t grid =
+      GridSize(props, kWarpBlockThreads, (rows + rows_per_block - 1) / rows_per_block);
+  if (dy == nullptr) {
+    WarpSoftmaxKernel<T, C, kAlgorithm, kPack, kColsPerThread, kWidth, kRowsPerAccess>
+        <<<static_cast<unsigned>(grid), block, 0, stream>>>(a, out, rows, cols);
+  } else {
+    WarpSoftmaxBackwardKernel<T, C, kAlgorithm, kPack, kColsPerThread, kWidth, kRowsPerAccess>
+        <<<static_cast<unsigned>(grid), block, 0, stream>>>(a, dy, out, rows, cols);
+  }
+  *info = {"warp", kPack, kWarpBlockThreads, kWidth, kColsPerThread, kRowsPerAccess};
+  return cudaPeekAtLastError();
+}
+
+// Rows of at most 32 packs: one pack per lane, the group as narrow as the row, two rows each.
+template <typename T, Algorithm kAlgorithm, int kPack, int kWidth = 1>
+cudaError_t LaunchWarpNarrow(const CudaDeviceProperties& props, cudaStream_t stream, int64_t rows,
+                             int64_t cols, const T* a, const T* dy, T* out, LaunchInfo* info) {
+  if constexpr (kWidth < 32) {
+    if (cols > static_cast<int64_t>(kWidth) * kPack) {
+      return LaunchWarpNarrow<T, kAlgorithm, kPack, kWidth * 2>(props, stream, rows, cols, a, dy,
+                                                                out, info);
+    }
+  }
+  return LaunchWarp<T, kAlgorithm, kPack, kPack, kWidth, 2>(props, stream, rows, cols, a, dy, out,
+                                                            info);
+}
+
+// Longer rows: 32 lanes, the first cols-per-thread in the list that covers the row.
+template <typename T, Algorithm kAlgorithm, int kPack, int kColsPerThread, int... kMore>
+cudaError_t LaunchWarpWide(const CudaDeviceProperties& props, cudaStream_t stream, int64_t rows,
+                           int64_t cols, const T* a, const T* dy, T* out, LaunchInfo* info) {
+  if constexpr (sizeof...(kMore) > 0) {
+    if (cols > 32 * kColsPerThread) {
+      return LaunchWarpWide<T, kAlgorithm, kPack, kMore...>(props, stream, rows, cols, a, dy, out,
+                                                            info);
+    }
+  }
+  return LaunchWarp<T, kAlgorithm, kPack, kColsPerThread, 32, 1>(props, stream, rows, cols, a, dy,
+                                                                 out, info);
+}
+
+template <typename T, Algorithm kAlgorithm, int kPack>
+cudaError_t LaunchWarpWithPack(const CudaDeviceProperties& props, cudaStream_t stream, int64_t rows,
+                               int64_t cols, const T* a, const T* dy, T* out, LaunchInfo* info) {
+  if (cols <= 32 * kPack) {
+    return LaunchWarpNarrow<T, kAlgorithm, kPack>(props, stream, rows, cols, a, dy, out, info);
+  }
+  if constexpr (kPack == 1) {
+    return LaunchWarpWide<T, kAlgorithm, 1, 2, 4, 8, 16, 32>(props, stream, rows, cols, a, dy, out,
+                                                             info);
+  } else if constexpr (kPack == 4) {
+    return LaunchWarpWide<T, kAlgorithm, 4, 8, 12, 16, 20, 24, 28, 32>(props, stream, rows, cols, a,
+                                                                       dy, out, info);
+  } else {
+    return LaunchWarpWide<T, kAlgorithm, 8, 16, 24, 32>(props, stream, rows, cols, a, dy, out,
+                                                        info);
+  }
+}
+
+inline bool Aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
+
+template <typename T, Algorithm kAlgorithm>
+cudaError_t LaunchWarpPath(const CudaDeviceProperties& props, cudaStream_t stream, int64_t rows,
+                           int64_t cols, const T* a, const T* dy, T* out, LaunchInfo* info) {
+  constexpr int kWidePack = static_cast<int>(16 / sizeof(T));  // 4 for float, 8 for 16-bit
+  // Every row starts 16-byte aligned only when the row length is a whole number of packs.
+  const bool wide =
+      cols % kWidePack == 0 && Aligned16(a) && Aligned16(out) && (dy == nullptr || Aligned16(dy));
+  if (wide) {
+    return LaunchWarpWithPack<T, kAlgorithm, kWidePack>(props, stream, rows, cols, a, dy, out,
+                                                        info);
+  }
+  return LaunchWarpWithPack<T, kAlgorithm, 1>(props, stream, rows, cols, a, dy, out, info);
+}
+
+// ---- block paths ------------------------------------------------------------------------
+
+template <typename T, Algorithm kAlgorithm, int kBlockSize>
+void* BlockSmemKernel(bool backward) {
+  using C = typename ComputeTypeOf<T>::type;
+  return backward ? reinterpret_cast<void*>(
+                        &BlockSmemSoftmaxBackwardKernel<T, C, kAlgorithm, kBlockSize>)
+                  : reinterpret_cast<void*>(&BlockSmemSoftmaxKernel<T, C, kAlgorithm, kBlockSize>);
+}
+
+// The block size with the most resident blocks per SM for this much dynamic shared memory
+// (ties to the larger block), or 0 when the row does not fit. Decided once per device and size.
+template <typename T, Algorithm kAlgorithm>
+cudaError_t ChooseSmemBlockSize(const CudaDeviceProperties& props, bool backward, size_t smem,
+                                int* block_size) {
+  static std::mutex mutex;
+  static std::map<std::tuple<int, bool, size_t>, int> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  const auto key = std::make_tuple(props.device_index, backward, smem);
+  auto it = cache.find(key);
+  if (it != cache.end()) {
+    *block_size = it->second;
+    return cudaSuccess;
+  }
+  void* kernels[] = {BlockSmemKernel<T, kAlgorithm, 128>(backward),
+                     BlockSmemKernel<T, kAlgorithm, 256>(backward),
+                     BlockSmemKernel<T, kAlgorithm, 512>(backward),
+                     BlockSmemKernel<T, kAlgorithm, 1024>(backward)};
+  const int sizes[] = {128, 256, 512, 1024};
+  int best = 0, best_blocks = 0;
+  for (int i = 0; i < 4; ++i) {
+    cudaFuncAttributes attr;
+    cudaError_t err = cudaFuncGetAttributes(&attr, kernels[i]);
+    if (err != cudaSuccess) {
+      return err;
+    }
+    if (smem + attr.sharedSizeBytes > props.shared_memory_per_block_optin) {
+      continue;
+    }
+    if (smem > props.shared_memory_per_block) {  // past 48 KB only after opting in
+      err = cudaFuncSetAttribute(kernels[i], cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 static_cast<int>(smem));
+      if (err != cudaSuccess) {
+        return err;
+      }
+    }
+    int blocks = 0;
+    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernels[i], sizes[i], smem);
+    if (err != cudaSuccess) {
+      return err;
+    }
+    if (blocks > 0 && blocks >= best_blocks) {  // >= : ties go to the larger block
+      best = sizes[i];
+      best_blocks = blocks;
+    }
+  }
+  cache[key] = best;
+  *block_size = best;
+  return cudaSuccess;
+}
+
+template <typename T, Algorithm kAlgorithm, int kBlockSize>
+cudaError_t LaunchBlockSmem(const CudaDeviceProperties& props, cudaStream_t stream, int64_t rows,
+                            int64_t cols, const T* a, const T* dy, T* out, size_t smem,
+                            LaunchInfo* info) {
+  using C = typename ComputeTypeOf<T>::type;
+  const auto grid = static_cast<unsigned>(GridSize(props, kBlockSize, rows));
+  if (dy == nullptr) {
+    BlockSmemSoftmaxKernel<T, C, kAlgorithm, kBlockSize>
+        <<<grid, kBlockSize, smem, stream>>>(a, out, rows, cols);
+  } else {
+    BlockSmemSoftmaxBackwardKernel<T, C, kAlgorithm, kBlockSize>
+        <<<grid, kBlockSize, smem, stream>>>(a, dy, out, rows, cols);
+  }
+  *info = {"smem", kBlockPack<T>, kBlockSize, 0, 0, 0};
+  return cudaPeekAtLastError();
+}
+
+// Launches the smem path if the row fits; *launched says whether it did.
+template <typename T, Algorithm kAlgorithm>
+cudaError_t TryBlockSmemPath(const CudaDeviceProperties& props, cudaStream_t stream, int64_t rows,
+                             int64_t cols, const T* a, const T* dy, T* out, LaunchInfo* info,
+                             bool* launched) {
+  using C = typename ComputeTypeOf<T>::type;
+  const size_t smem = static_cast<size_t>(cols) * sizeof(C) * (dy == nullptr ? 1 : 2);
+  *launched = false;
+  if (smem > props.shared_memory_per_block_optin) {
+    return cudaSuccess;
+  }
+  int block_size = 0;
+  cudaError_t err = ChooseSmemBlockSize<T, kAlgorithm>(props, dy != nullptr, smem, &block_size);
+  if (err != cudaSuccess || block_size == 0) {
+    return err;
+  }
+  *launched = true;
+  switch (block_size) {
+    case 128:
+      return LaunchBlockSmem<T, kAlgorithm, 128>(props, stream, rows, cols, a, dy, out, smem, info);
+    case 256:
+      return LaunchBlockSmem<T, kAlgorithm, 256>(props, stream, rows, cols, a, dy, out, smem, info);
+    case 512:
+      return LaunchBlockSmem<T, kAlgorithm, 512>(props, stream, rows, cols, a, dy, out, smem, info);
+    default:
+      return LaunchBlockSmem<T, kAlgorithm, 1024>(props, stream, rows, cols, a, dy, out, smem,
+                                                  info);
+  }
+}
+
+template <typename T, Algorithm kAlgorithm>
+cudaError_t LaunchBlockUncached(const CudaDeviceProperties& props, cudaStream_t stream,
+                                int64_t rows, int64_t cols, const T* a, const T* dy, T* out,
+                                LaunchInfo* info) {
+  using C = typename ComputeTypeOf<T>::type;
+  constexpr int kBlockSize = 1024;
+  const auto grid = static_cast<unsigned>(GridSize(props, kBlockSize, rows));
+  if (dy == nullptr) {
+    BlockUncachedSoftmaxKernel<T, C, kAlgorithm, kBlockSize>
+        <<<grid, kBlockSize, 0, stream>>>(a, out, rows, cols);
+  } else {
+    BlockUncachedSoftmaxBackwardKernel<T, C, kAlgorithm, kBlockSize>
+        <<<grid, kBlockSize, 0, stream>>>(a, dy, out, rows, cols);
+  }
+  *info = {"uncached", kBlockPack<T>, kBlockSize, 0, 0, 0};
+  return cudaPeekAtLastError();
+}
+
+// ---- the dispatch ---------------------------------------------------------------------------
+
+// Forward when dy is null (a = x, out = y); backward otherwise (a = y, out = dx).
+template <typename T, Algorithm kAlgorithm>
+cudaError_t Launch(const CudaDeviceProperties& props, cudaStream_t stream, int64_t rows,
+                   int64_t cols, const T* a, const T* dy, T* out, SoftmaxImpl forced,
+                   LaunchInfo* info) {
+  *info = LaunchInfo();
+  if (rows == 0 || cols == 0) {
+    return cudaSuccess;
+  }
+  // double computes in double on the uncached path only: its speed is not a target and this
+  // keeps its template fan-out to one kernel per direction.
+  if constexpr (std::is_same_v<T, double>) {
+    return LaunchBlockUncached<T, kAlgorithm>(props, stream, rows, cols, a, dy, out, info);
+  } else {
+    const bool warp_fits = cols <= kMaxWarpCols;
+    if (forced == SoftmaxImpl::kBlockUncached) {
+      return LaunchBlockUncached<T, kAlgorithm>(props, stream, rows, cols, a, dy, out, info);
+    }
+    if (warp_fits && forced != SoftmaxImpl::kBlockSmem) {
+      return LaunchWarpPath<T, kAlgorithm>(props, stream, rows, cols, a, dy, out, info);
+    }
+    bool launched = false;
+    const cudaError_t err =
+        TryBlockSmemPath<T, kAlgorithm>(props, stream, rows, cols, a, dy, out, info, &launched);
+    if (err != cudaSuccess || launched) {
+      return err;
+    }
+    return LaunchBlockUncached<T, kAlgorithm>(props, stream, rows, cols, a, dy, out, info);
+  }
+}
+
+}  // namespace softmax
+}  // namespace ep
+}  // namespace oflite
+
+#endif  // ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SOFTMAX_LAUNCH_CUH_

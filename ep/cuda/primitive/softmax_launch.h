@@ -1,0 +1,44 @@
+// Declarations of the softmax launchers (defined in softmax_launch.cuh and instantiated once per
+// dtype in softmax_<dtype>.cu), so the primitive wrapper compiles no kernels itself.
+#ifndef ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SOFTMAX_LAUNCH_H_
+#define ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SOFTMAX_LAUNCH_H_
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+
+#include "ep/cuda/cuda_device_properties.h"
+#include "oneflow_lite/ep/softmax_impl.h"
+
+namespace oflite {
+namespace ep {
+namespace softmax {
+
+enum class Algorithm { kSoftmax, kLogSoftmax };
+
+// What a launch did, for traces and benchmarks.
+struct LaunchInfo {
+  const char* path = "none";  // "warp", "smem", "uncached"
+  int pack = 0;               // elements per vector access
+  int block_size = 0;         // threads per block
+  int lanes = 0;              // warp path: lanes per row
+  int cols_per_thread = 0;    // warp path
+  int rows_per_access = 0;    // warp path
+};
+
+// "warp pack=4 lanes=32 cols/thread=32 rows/group=1", "smem pack=4 block=1024", ...
+std::string DescribeLaunch(const LaunchInfo& info);
+
+// Forward when dy is null (a = x, out = y); backward otherwise (a = y, out = dx).
+// T is float, double, __half or __nv_bfloat16.
+template <typename T, Algorithm kAlgorithm>
+cudaError_t Launch(const CudaDeviceProperties& props, cudaStream_t stream, int64_t rows,
+                   int64_t cols, const T* a, const T* dy, T* out, SoftmaxImpl forced,
+                   LaunchInfo* info);
+
+}  // namespace softmax
+}  // namespace ep
+}  // namespace oflite
+
+#endif  // ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SOFTMAX_LAUNCH_H_

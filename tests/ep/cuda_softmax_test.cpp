@@ -1,0 +1,282 @@
+// CUDA softmax family: every implementation (warp, block smem, block uncached) forced in turn
+// and checked against the double-precision reference, in all four dtypes, forward and
+// backward; special values agree with the CPU; unaligned data takes the narrow path; a tensor
+// of more than 2^31 elements is right. Skips itself where no GPU is visible.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+
+#include "oneflow_lite/ep/softmax_impl.h"
+#include "primitive/memcpy.h"
+#include "primitive/permute.h"
+#include "tests/support/test_util.h"
+
+namespace oflite {
+namespace test {
+namespace {
+
+using ep::SoftmaxImpl;
+
+class CudaSoftmaxTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (ep::DeviceCount(DeviceType::kCUDA) == 0) {
+      GTEST_SKIP() << "no CUDA device visible";
+    }
+  }
+};
+
+struct RunResult {
+  std::vector<double> values;
+  std::string launch;  // the primitive's launch description
+};
+
+// Runs a softmax-family call on cuda:0 and returns the result on the host with the launch
+// description of its (last) softmax dispatch.
+RunResult RunOnCuda(const std::vector<Tensor>& cpu_inputs, bool log, bool backward, int64_t dim) {
+  std::vector<Tensor> inputs;
+  for (const Tensor& t : cpu_inputs) {
+    inputs.push_back(Unwrap(t.To(Device::Cuda(0))));
+  }
+  DispatchTrace trace;
+  Tensor out;
+  if (backward) {
+    out = Unwrap(log ? functional::LogSoftmaxGrad(inputs[0], inputs[1], dim)
+                     : functional::SoftmaxGrad(inputs[0], inputs[1], dim));
+  } else {
+    out =
+        Unwrap(log ? functional::LogSoftmax(inputs[0], dim) : functional::Softmax(inputs[0], dim));
+  }
+  std::string launch;
+  for (const DispatchRecord& r : trace.records()) {
+    if (r.op_conf.op_type() != "transpose" && !r.primitives.empty()) {
+      launch = r.primitives[0];
+    }
+  }
+  return {ToDoubles(Unwrap(out.To(Device::Cpu()))), launch};
+}
+
+struct Shape2 {
+  int64_t rows, cols;
+};
+const Shape2 kShapes[] = {{1, 1},    {7, 31},    {64, 1024}, {3, 1025},
+                          {5, 4096}, {2, 50000}, {3, 70000}, {1000, 3}};
+
+// The path a forced implementation must take. Rows go to shared memory when the row (and dy's
+// for backward) fits in the 227 KB a Hopper block may opt into, less a little for the block
+// reductions; past that, to the uncached kernel.
+std::string ExpectedPath(SoftmaxImpl impl, DataType dtype, int64_t cols, bool backward) {
+  if (dtype == DataType::kFloat64 || impl == SoftmaxImpl::kBlockUncached) {
+    return "uncached";
+  }
+  if ((impl == SoftmaxImpl::kAuto || impl == SoftmaxImpl::kWarp) && cols <= 1024) {
+    return "warp";
+  }
+  const int64_t smem = cols * 4 * (backward ? 2 : 1);
+  return smem <= 227 * 1024 - 1024 ? "smem" : "uncached";
+}
+
+void CheckShape(SoftmaxImpl impl, DataType dtype, const Shape2& s, bool log, bool backward) {
+  const Shape shape = {s.rows, s.cols};
+  const size_t n = static_cast<size_t>(s.rows * s.cols);
+  const uint64_t seed = static_cast<uint64_t>(s.rows * 131 + s.cols) + (log ? 7 : 0);
+  std::string context = std::string(log ? "log_" : "") + "softmax" + (backward ? "_grad " : " ") +
+                        DataTypeName(dtype) + " " + shape.ToString() + " seed " +
+                        std::to_string(seed);
+  ep::ScopedSoftmaxImpl forced(impl);
+  if (!backward) {
+    const std::vector<double> x = RoundTo(RandomValues(n, seed), dtype);
+    const RunResult r = RunOnCuda({MakeTensor(x, shape, dtype)}, log, false, 1);
+    ExpectAllClose(r.values, ReferenceSoftmax(x, shape, 1, log), SoftmaxTolerance(dtype),
+                   context + " " + r.launch, SmallestNormal(dtype), SoftmaxScale(x, shape, 1, log));
+    EXPECT_NE(r.launch.find("[" + ExpectedPath(impl, dtype, s.cols, false) + " "),
+              std::string::npos)
+        << context << ": " << r.launch;
+  } else {
+    const std::vector<double> y =
+        RoundTo(ReferenceSoftmax(RandomValues(n, seed), shape, 1, log), dtype);
+    const std::vector<double> dy = RoundTo(RandomValues(n, seed + 1), dtype);
+    const RunResult r =
+        RunOnCuda({MakeTensor(y, shape, dtype), MakeTensor(dy, shape, dtype)}, log, true, 1);
+    ExpectAllClose(r.values, ReferenceSoftmaxGrad(y, dy, shape, 1, log), SoftmaxTolerance(dtype),
+                   context + " " + r.launch, SmallestNormal(dtype),
+                   SoftmaxGradScale(y, dy, shape, 1, log));
+    EXPECT_NE(r.launch.find("[" + ExpectedPath(impl, dtype, s.cols, true) + " "), std::string::npos)
+        << context << ": " << r.launch;
+  }
+}
+
+class CudaSoftmaxImplTest
+    : public CudaSoftmaxTest,
+      public ::testing::WithParamInterface<std::tuple<SoftmaxImpl, DataType>> {};
+
+TEST_P(CudaSoftmaxImplTest, ForwardAndBackwardMatchTheReference) {
+  const auto [impl, dtype] = GetParam();
+  for (const Shape2& s : kShapes) {
+    for (bool log : {false, true}) {
+      for (bool backward : {false, true}) {
+        CheckShape(impl, dtype, s, log, backward);
+      }
+    }
+  }
+}
+
+std::string ImplName(SoftmaxImpl impl) {
+  switch (impl) {
+    case SoftmaxImpl::kWarp:
+      return "warp";
+    case SoftmaxImpl::kBlockSmem:
+      return "smem";
+    case SoftmaxImpl::kBlockUncached:
+      return "uncached";
+    default:
+      return "auto";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    EveryImplEveryDtype, CudaSoftmaxImplTest,
+    ::testing::Combine(::testing::Values(SoftmaxImpl::kAuto, SoftmaxImpl::kWarp,
+                                         SoftmaxImpl::kBlockSmem, SoftmaxImpl::kBlockUncached),
+                       ::testing::Values(DataType::kFloat32, DataType::kFloat64, DataType::kFloat16,
+                                         DataType::kBFloat16)),
+    [](const auto& info) {
+      return ImplName(std::get<0>(info.param)) + "_" + DataTypeName(std::get<1>(info.param));
+    });
+
+TEST_F(CudaSoftmaxTest, ForcedPathsAreTheOnesThatRan) {
+  const Tensor x = MakeTensor(RandomValues(64 * 1024, 3), Shape{64, 1024}, DataType::kFloat32);
+  const std::pair<SoftmaxImpl, std::string> cases[] = {
+      {SoftmaxImpl::kAuto, "[warp pack=4"},
+      {SoftmaxImpl::kWarp, "[warp pack=4"},
+      {SoftmaxImpl::kBlockSmem, "[smem pack=4"},
+      {SoftmaxImpl::kBlockUncached, "[uncached pack=4"}};
+  for (const auto& [impl, expected] : cases) {
+    ep::ScopedSoftmaxImpl forced(impl);
+    const RunResult r = RunOnCuda({x}, false, false, 1);
+    EXPECT_NE(r.launch.find(expected), std::string::npos) << r.launch;
+  }
+  // rows too long for a warp go to shared memory by default, then to the uncached kernel
+  const Tensor wide = MakeTensor(RandomValues(3 * 1025, 4), Shape{3, 1025}, DataType::kFloat16);
+  EXPECT_NE(RunOnCuda({wide}, false, false, 1).launch.find("[smem pack=8"), std::string::npos);
+  const Tensor huge_row =
+      MakeTensor(RandomValues(100000, 5), Shape{1, 100000}, DataType::kFloat32);  // 400 KB
+  EXPECT_NE(RunOnCuda({huge_row}, false, false, 1).launch.find("[uncached"), std::string::npos);
+  const Tensor d = MakeTensor(RandomValues(6, 6), Shape{2, 3}, DataType::kFloat64);
+  EXPECT_NE(RunOnCuda({d}, false, false, 1).launch.find("[uncached"), std::string::npos);
+}
+
+TEST_F(CudaSoftmaxTest, SpecialValuesAgreeWithTheCpu) {
+  const double inf = INFINITY, nan = NAN;
+  const std::vector<double> row_values = {1, inf, 2, -inf, -inf, -inf, 1, nan, 3, -inf, 0, 0};
+  for (SoftmaxImpl impl :
+       {SoftmaxImpl::kWarp, SoftmaxImpl::kBlockSmem, SoftmaxImpl::kBlockUncached}) {
+    ep::ScopedSoftmaxImpl forced(impl);
+    for (DataType dtype : FloatingDataTypes()) {
+      for (bool log : {false, true}) {
+        const Tensor x = MakeTensor(row_values, Shape{4, 3}, dtype);
+        const std::vector<double> cpu =
+            ToDoubles(Unwrap(log ? functional::LogSoftmax(x, 1) : functional::Softmax(x, 1)));
+        const RunResult cuda = RunOnCuda({x}, log, false, 1);
+        for (size_t i = 0; i < cpu.size(); ++i) {
+          if (std::isnan(cpu[i])) {
+            EXPECT_TRUE(std::isnan(cuda.values[i])) << i << " " << cuda.launch;
+          } else {
+            EXPECT_NEAR(cuda.values[i], cpu[i], 1e-3) << i << " " << cuda.launch;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_F(CudaSoftmaxTest, UnalignedDataTakesTheNarrowPathAndIsRight) {
+  for (DataType dtype : {DataType::kFloat32, DataType::kFloat16}) {
+    for (int64_t cols : {64, 1000, 2048}) {
+      const int64_t rows = 9;
+      const Shape shape = {rows, cols};
+      const std::vector<double> x = RoundTo(RandomValues(rows * cols, cols), dtype);
+      // Place x one element past a 16-byte boundary on the device (block keeps it alive).
+      const size_t esize = DataTypeSize(dtype);
+      const Tensor block = Unwrap(Tensor::Empty(Shape{rows * cols + 8}, dtype, Device::Cuda(0)));
+      const Tensor xu = Unwrap(Tensor::FromStorage(
+          std::make_shared<Storage>(nullptr, static_cast<char*>(block.mut_data()) + esize,
+                                    static_cast<size_t>(rows * cols) * esize, Device::Cuda(0)),
+          shape, dtype));
+      const Tensor host = MakeTensor(x, shape, dtype);
+      std::vector<char> bytes(host.nbytes());
+      ASSERT_TRUE(host.CopyToHost(bytes.data(), bytes.size()).ok());
+      auto memcpy = primitive::NewPrimitive<primitive::MemcpyFactory>(
+          DeviceType::kCUDA, primitive::MemcpyKind::kHostToDevice);
+      ASSERT_NE(memcpy, nullptr);
+      ep::Stream* stream = Unwrap(ep::GetDevice(Device::Cuda(0)))->default_stream();
+      ASSERT_TRUE(memcpy->Launch(stream, xu.mut_data(), bytes.data(), bytes.size()).ok());
+      ASSERT_TRUE(stream->Sync().ok());
+      DispatchTrace trace;
+      const Tensor y = Unwrap(functional::Softmax(xu, 1));
+      ExpectAllClose(
+          ToDoubles(Unwrap(y.To(Device::Cpu()))), ReferenceSoftmax(x, shape, 1, false),
+          SoftmaxTolerance(dtype),
+          std::string("unaligned ") + DataTypeName(dtype) + " cols " + std::to_string(cols),
+          SmallestNormal(dtype));
+      ASSERT_EQ(trace.records().size(), 1u);
+      const std::string launch = trace.records()[0].primitives[0];
+      if (cols <= 1024) {
+        EXPECT_NE(launch.find("warp pack=1"), std::string::npos) << launch;
+      }
+    }
+  }
+}
+
+TEST_F(CudaSoftmaxTest, NonLastDimsOf3dAnd4dTensors) {
+  if (primitive::NewPrimitive<primitive::PermuteFactory>(DeviceType::kCUDA, DataType::kFloat32,
+                                                         4) == nullptr) {
+    GTEST_SKIP() << "no CUDA permute primitive";
+  }
+  for (const Shape& shape : {Shape{4, 33, 7}, Shape{3, 5, 2, 1100}}) {
+    for (int64_t dim = 0; dim < shape.rank(); ++dim) {
+      for (DataType dtype : FloatingDataTypes()) {
+        const std::vector<double> x =
+            RoundTo(RandomValues(static_cast<size_t>(shape.elem_cnt()), dim + 40), dtype);
+        const RunResult r = RunOnCuda({MakeTensor(x, shape, dtype)}, true, false, dim);
+        ExpectAllClose(r.values, ReferenceSoftmax(x, shape, dim, true), SoftmaxTolerance(dtype),
+                       std::string("log_softmax ") + DataTypeName(dtype) + " " + shape.ToString() +
+                           " dim " + std::to_string(dim),
+                       SmallestNormal(dtype), SoftmaxScale(x, shape, dim, true));
+      }
+    }
+  }
+}
+
+// More than 2^31 elements: 64-bit indexing. Large (4.3 GB of float16 each way): runs only with
+// OFLITE_LARGE_TESTS=1.
+TEST_F(CudaSoftmaxTest, LargeTensorBeyondTwoToThe31Elements) {
+  if (std::getenv("OFLITE_LARGE_TESTS") == nullptr) {
+    GTEST_SKIP() << "set OFLITE_LARGE_TESTS=1";
+  }
+  const int64_t rows = (int64_t{1} << 21) + 3, cols = 1025;  // 2.15e9 elements
+  const Shape shape = {rows, cols};
+  std::vector<float16> host(static_cast<size_t>(rows * cols));
+  for (size_t i = 0; i < host.size(); ++i) {  // cheap hash, not zeros, not periodic per row
+    host[i] = float16(static_cast<float>((i * 2654435761u) % 8192) / 1024.0f - 4.0f);
+  }
+  const Tensor x = Unwrap(
+      Tensor::FromHost(host.data(), host.size() * 2, shape, DataType::kFloat16, Device::Cuda(0)));
+  const Tensor y = Unwrap(functional::Softmax(x, 1));
+  std::vector<float16> out(host.size());
+  ASSERT_TRUE(y.CopyToHost(out.data(), out.size() * 2).ok());
+  for (int64_t row : {int64_t{0}, rows / 2, rows - 1}) {  // the last row lies past 2^31
+    std::vector<double> xr, yr;
+    for (int64_t c = 0; c < cols; ++c) {
+      xr.push_back(host[static_cast<size_t>(row * cols + c)]);
+      yr.push_back(out[static_cast<size_t>(row * cols + c)]);
+    }
+    ExpectAllClose(yr, ReferenceSoftmax(xr, Shape{1, cols}, 1, false), 1e-3,
+                   "large row " + std::to_string(row), SmallestNormal(DataType::kFloat16));
+  }
+}
+
+}  // namespace
+}  // namespace test
+}  // namespace oflite

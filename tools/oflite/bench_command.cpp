@@ -1,0 +1,295 @@
+// `oflite bench`: times a functional call on a device the way GPU.md measures the alternatives:
+// CUDA events around the call after warm-up, L2 flushed (a 512 MB fill) before each rep, the
+// median of the reps; effective bandwidth counts each input read once and the output written
+// once. `--sweep softmax` runs GPU.md's rows=49152 sweep.
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <random>
+#include <sstream>
+
+#include "oneflow_lite/ep/device.h"
+#include "oneflow_lite/ep/event.h"
+#include "oneflow_lite/framework/interpreter.h"
+#include "primitive/fill.h"
+#include "primitive/memcpy.h"
+#include "tools/oflite/commands.h"
+#include "tools/oflite/function_table.h"
+
+namespace oflite {
+namespace cli {
+
+namespace {
+
+constexpr size_t kFlushBytes = size_t{512} << 20;  // several times any current L2
+constexpr int64_t kSweepRows = 49152;
+constexpr int64_t kSweepCols[] = {32,   64,   128,  256,  512,   1000,  1024, 1025,
+                                  2048, 3000, 4096, 8192, 12345, 16384, 32768};
+
+struct BenchResult {
+  std::string function;
+  Shape shape;
+  DataType dtype = DataType::kFloat32;
+  Device device;
+  double median_ms = 0;
+  double bytes = 0;
+  std::string impl;
+  double gbps() const { return bytes / (median_ms * 1e-3) / 1e9; }
+};
+
+struct Timing {
+  ep::Device* device;
+  Tensor flush;  // written before each rep so inputs come from memory, not L2
+  std::unique_ptr<primitive::Fill> fill;
+};
+
+Maybe<Timing> MakeTiming(const Device& device) {
+  Timing timing;
+  OFLITE_ASSIGN_OR_RETURN(timing.device, ep::GetDevice(device));
+  if (device.type() != DeviceType::kCPU) {
+    OFLITE_ASSIGN_OR_RETURN(
+        timing.flush,
+        Tensor::Empty(Shape{static_cast<int64_t>(kFlushBytes / 4)}, DataType::kFloat32, device));
+    timing.fill =
+        primitive::NewPrimitive<primitive::FillFactory>(device.type(), DataType::kFloat32);
+    OFLITE_CHECK_OR_RETURN(timing.fill != nullptr, NotImplemented)
+        << "bench: no fill primitive on " << device << " to flush the cache";
+  }
+  return timing;
+}
+
+// Median milliseconds of `call` over reps, after warmup, flushing before each rep.
+template <typename Call>
+Maybe<double> TimeMedian(Timing* timing, const Device& device, int warmup, int reps, Call call) {
+  for (int i = 0; i < warmup; ++i) {
+    OFLITE_JUST(call());
+  }
+  std::unique_ptr<ep::Event> start, end;
+  OFLITE_ASSIGN_OR_RETURN(start, ep::NewEvent(device));
+  OFLITE_ASSIGN_OR_RETURN(end, ep::NewEvent(device));
+  ep::Stream* stream = timing->device->default_stream();
+  std::vector<double> times;
+  for (int i = 0; i < reps; ++i) {
+    if (timing->fill != nullptr) {
+      OFLITE_JUST(timing->fill->Launch(stream, timing->flush.mut_data(), i + 1.0,
+                                       static_cast<size_t>(timing->flush.elem_cnt())));
+    }
+    OFLITE_JUST(start->Record(stream));
+    OFLITE_JUST(call());
+    OFLITE_JUST(end->Record(stream));
+    OFLITE_JUST(end->Synchronize());
+    float ms = 0;
+    OFLITE_ASSIGN_OR_RETURN(ms, end->ElapsedMsSince(*start));
+    times.push_back(ms);
+  }
+  std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
+  return times[times.size() / 2];
+}
+
+// Uniform values in [-4, 4) (never zeros): a 4M-element random block copied over the tensor.
+Maybe<Tensor> RandomTensor(const Shape& shape, DataType dtype, const Device& device,
+                           uint64_t seed) {
+  Tensor t;
+  OFLITE_ASSIGN_OR_RETURN(t, Tensor::Empty(shape, dtype, device));
+  const size_t esize = DataTypeSize(dtype);
+  const size_t total = static_cast<size_t>(t.elem_cnt());
+  const size_t block = std::min<size_t>(total, size_t{1} << 22);
+  std::vector<char> host(block * esize);
+  std::mt19937_64 engine(seed);
+  std::uniform_real_distribution<double> dist(-4.0, 4.0);
+  VisitDataType(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    auto* p = reinterpret_cast<T*>(host.data());
+    for (size_t i = 0; i < block; ++i) {
+      p[i] = static_cast<T>(dist(engine));
+    }
+  });
+  ep::Device* ep_device = nullptr;
+  OFLITE_ASSIGN_OR_RETURN(ep_device, ep::GetDevice(device));
+  auto h2d = primitive::NewPrimitive<primitive::MemcpyFactory>(
+      device.type(), primitive::MemcpyKind::kHostToDevice);
+  auto d2d = primitive::NewPrimitive<primitive::MemcpyFactory>(
+      device.type(), primitive::MemcpyKind::kDeviceToDevice);
+  OFLITE_CHECK_OR_RETURN(h2d != nullptr && d2d != nullptr, NotImplemented)
+      << "bench: no memcpy on " << device;
+  char* dst = static_cast<char*>(t.mut_data());
+  ep::Stream* stream = ep_device->default_stream();
+  OFLITE_JUST(h2d->Launch(stream, dst, host.data(), host.size()));
+  for (size_t filled = block; filled < total;) {  // double the filled prefix each step
+    const size_t n = std::min(filled, total - filled);
+    OFLITE_JUST(d2d->Launch(stream, dst + filled * esize, dst, n * esize));
+    filled += n;
+  }
+  OFLITE_JUST(stream->Sync());
+  return t;
+}
+
+std::string LastImpl(const DispatchTrace& trace) {
+  std::string impl;
+  for (const DispatchRecord& r : trace.records()) {
+    if (r.op_conf.op_type() != "transpose" && !r.primitives.empty()) {
+      impl = r.primitives[0];
+    }
+  }
+  return impl;
+}
+
+Maybe<BenchResult> BenchFunction(const FunctionEntry& f, const AttrMap& args, const Shape& shape,
+                                 DataType dtype, const Device& device, int warmup, int reps,
+                                 Timing* timing) {
+  std::vector<Tensor> inputs;
+  for (size_t i = 0; i < f.tensors.size(); ++i) {
+    Tensor t;
+    OFLITE_ASSIGN_OR_RETURN(t, RandomTensor(shape, dtype, device, 1000 + i));
+    inputs.push_back(t);
+  }
+  BenchResult result{f.name, shape, dtype, device};
+  DispatchTrace trace;
+  OFLITE_ASSIGN_OR_RETURN(result.median_ms,
+                          TimeMedian(timing, device, warmup, reps, [&]() -> Maybe<void> {
+                            OFLITE_JUST(f.call(inputs, args));
+                            return Ok();
+                          }));
+  result.bytes = static_cast<double>((inputs.size() + 1) * inputs[0].nbytes());
+  result.impl = LastImpl(trace);
+  return result;
+}
+
+// Device-to-device copy of `bytes`: the bandwidth floor every memory-bound op is judged by.
+Maybe<BenchResult> BenchCopy(const Device& device, size_t bytes, int warmup, int reps,
+                             Timing* timing) {
+  Tensor src, dst;
+  const Shape shape{static_cast<int64_t>(bytes / 4)};
+  OFLITE_ASSIGN_OR_RETURN(src, RandomTensor(shape, DataType::kFloat32, device, 7));
+  OFLITE_ASSIGN_OR_RETURN(dst, Tensor::Empty(shape, DataType::kFloat32, device));
+  auto d2d = primitive::NewPrimitive<primitive::MemcpyFactory>(
+      device.type(), primitive::MemcpyKind::kDeviceToDevice);
+  OFLITE_CHECK_OR_RETURN(d2d != nullptr, NotImplemented) << "bench: no memcpy on " << device;
+  ep::Stream* stream = timing->device->default_stream();
+  BenchResult result{"copy", shape, DataType::kFloat32, device};
+  OFLITE_ASSIGN_OR_RETURN(result.median_ms, TimeMedian(timing, device, warmup, reps, [&] {
+                            return d2d->Launch(stream, dst.mut_data(), src.data(), src.nbytes());
+                          }));
+  result.bytes = 2.0 * static_cast<double>(src.nbytes());
+  result.impl = d2d->name();
+  return result;
+}
+
+std::string ToJson(const BenchResult& r) {
+  std::ostringstream out;
+  out << "{\"function\": \"" << r.function << "\", \"shape\": [";
+  for (int64_t i = 0; i < r.shape.rank(); ++i) {
+    out << (i ? ", " : "") << r.shape[i];
+  }
+  out << "], \"dtype\": \"" << r.dtype << "\", \"device\": \"" << r.device
+      << "\", \"median_ms\": " << r.median_ms << ", \"bytes\": " << static_cast<int64_t>(r.bytes)
+      << ", \"gbps\": " << r.gbps() << ", \"impl\": \"" << r.impl << "\"}";
+  return out.str();
+}
+
+Maybe<Device> BenchDevice(const std::string& text) {
+  if (!text.empty()) {
+    return Device::Parse(text);
+  }
+  return ep::DeviceCount(DeviceType::kCUDA) > 0 ? Device::Cuda(0) : Device::Cpu();
+}
+
+Maybe<void> Sweep(const BenchOptions& options) {
+  OFLITE_CHECK_OR_RETURN(options.sweep == "softmax", ValueError)
+      << "bench: unknown sweep '" << options.sweep << "' (known: softmax)";
+  Device device;
+  OFLITE_ASSIGN_OR_RETURN(device, BenchDevice(options.device));
+  Timing timing;
+  OFLITE_ASSIGN_OR_RETURN(timing, MakeTiming(device));
+  BenchResult copy;
+  OFLITE_ASSIGN_OR_RETURN(
+      copy, BenchCopy(device, size_t{1} << 31, options.warmup, options.reps, &timing));
+  std::cerr << "copy 2 GiB: " << copy.gbps() << " GB/s\n";
+  if (options.json) {
+    std::cout << ToJson(copy) << "\n";
+  }
+  std::vector<std::pair<BenchResult, BenchResult>> rows;  // softmax, log_softmax
+  for (DataType dtype : {DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16}) {
+    for (int64_t cols : kSweepCols) {
+      const Shape shape{kSweepRows, cols};
+      std::pair<BenchResult, BenchResult> row;
+      for (const char* name : {"softmax", "log_softmax"}) {
+        const FunctionEntry* f = nullptr;
+        OFLITE_ASSIGN_OR_RETURN(f, FindFunction(name));
+        AttrMap args;
+        OFLITE_ASSIGN_OR_RETURN(args, ParseArgs(*f, {}));
+        BenchResult r;
+        OFLITE_ASSIGN_OR_RETURN(r, BenchFunction(*f, args, shape, dtype, device, options.warmup,
+                                                 options.reps, &timing));
+        std::cerr << name << " " << shape << " " << dtype << ": " << r.gbps() << " GB/s  " << r.impl
+                  << "\n";
+        if (options.json) {
+          std::cout << ToJson(r) << "\n";
+        }
+        (std::string(name) == "softmax" ? row.first : row.second) = r;
+      }
+      rows.push_back(row);
+    }
+  }
+  std::printf("\nrows=%lld, copy bandwidth %.0f GB/s (%s)\n", static_cast<long long>(kSweepRows),
+              copy.gbps(), device.ToString().c_str());
+  std::printf("%6s %9s %12s %6s %12s %6s  %s\n", "cols", "dtype", "softmax", "%copy", "log_softmax",
+              "%copy", "softmax impl");
+  for (const auto& [s, l] : rows) {
+    std::printf("%6lld %9s %12.0f %5.0f%% %12.0f %5.0f%%  %s\n", static_cast<long long>(s.shape[1]),
+                DataTypeName(s.dtype), s.gbps(), 100 * s.gbps() / copy.gbps(), l.gbps(),
+                100 * l.gbps() / copy.gbps(), s.impl.c_str());
+  }
+  return Ok();
+}
+
+Maybe<void> Bench(const BenchOptions& options) {
+  if (!options.sweep.empty()) {
+    return Sweep(options);
+  }
+  OFLITE_CHECK_OR_RETURN(!options.function.empty(), ValueError)
+      << "bench: give a FUNCTION (or --sweep softmax)";
+  OFLITE_CHECK_OR_RETURN(!options.shape.empty(), ValueError) << "bench: give --shape R,C[,...]";
+  OFLITE_CHECK_OR_RETURN(options.warmup >= 0 && options.reps >= 1, ValueError)
+      << "bench: --warmup must be >= 0 and --reps >= 1";
+  Device device;
+  OFLITE_ASSIGN_OR_RETURN(device, BenchDevice(options.device));
+  DataType dtype;
+  OFLITE_ASSIGN_OR_RETURN(dtype, ParseDataType(options.dtype));
+  proto::AttrValue shape_value;
+  OFLITE_ASSIGN_OR_RETURN(shape_value, ParseAttrValue(AttrType::kShape, options.shape));
+  const Shape shape = AttrTraits<Shape>::Get(shape_value);
+  OFLITE_JUST(shape.Validate());
+  Timing timing;
+  OFLITE_ASSIGN_OR_RETURN(timing, MakeTiming(device));
+  BenchResult r;
+  if (options.function == "copy") {
+    OFLITE_ASSIGN_OR_RETURN(r, BenchCopy(device, static_cast<size_t>(shape.elem_cnt()) * 4,
+                                         options.warmup, options.reps, &timing));
+  } else {
+    const FunctionEntry* f = nullptr;
+    OFLITE_ASSIGN_OR_RETURN(f, FindFunction(options.function));
+    AttrMap args;
+    OFLITE_ASSIGN_OR_RETURN(args, ParseArgs(*f, options.args));
+    OFLITE_ASSIGN_OR_RETURN(
+        r, BenchFunction(*f, args, shape, dtype, device, options.warmup, options.reps, &timing));
+  }
+  if (options.json) {
+    std::cout << ToJson(r) << "\n";
+  } else {
+    std::printf("%s %s %s on %s: %.4f ms, %.0f GB/s  %s\n", r.function.c_str(),
+                r.shape.ToString().c_str(), DataTypeName(r.dtype), r.device.ToString().c_str(),
+                r.median_ms, r.gbps(), r.impl.c_str());
+  }
+  return Ok();
+}
+
+}  // namespace
+
+int BenchCommand(const BenchOptions& options) {
+  const Maybe<void> result = Bench(options);
+  return result.ok() ? 0 : ReportError(result.error());
+}
+
+}  // namespace cli
+}  // namespace oflite
