@@ -1,51 +1,16 @@
 // The CUDA execution provider: one ep::Device per visible GPU, each with its own stream and
-// allocator, created on first use. (The caching allocator and the kernels come with the CUDA
-// issue; this is the skeleton the rest of the framework already runs through.)
+// caching allocator, created on first use.
 #include <memory>
 #include <mutex>
 #include <vector>
 
+#include "ep/cuda/caching_allocator.h"
 #include "ep/cuda/cuda_stream.h"
 #include "oneflow_lite/ep/device.h"
 
 namespace oflite {
 namespace ep {
 namespace {
-
-class CudaAllocator final : public Allocator {
- public:
-  explicit CudaAllocator(int device_index) : device_index_(device_index) {}
-
-  Maybe<void*> Allocate(size_t bytes) override {
-    if (bytes == 0) {
-      return static_cast<void*>(nullptr);
-    }
-    OFLITE_JUST(CudaCheck(cudaSetDevice(device_index_), "cudaSetDevice"));
-    void* ptr = nullptr;
-    const cudaError_t status = cudaMalloc(&ptr, bytes);
-    if (status == cudaErrorMemoryAllocation) {
-      cudaGetLastError();  // clear the sticky-free allocation error
-      size_t free_bytes = 0, total_bytes = 0;
-      cudaMemGetInfo(&free_bytes, &total_bytes);
-      return OFLITE_ERROR(OutOfMemory)
-             << "cuda:" << device_index_ << ": cannot allocate " << bytes << " bytes ("
-             << free_bytes << " free of " << total_bytes << ")";
-    }
-    OFLITE_JUST(CudaCheck(status, "cudaMalloc"));
-    return ptr;
-  }
-
-  void Deallocate(void* ptr, size_t /*bytes*/) override {
-    if (ptr == nullptr) {
-      return;
-    }
-    cudaSetDevice(device_index_);
-    cudaFree(ptr);
-  }
-
- private:
-  int device_index_;
-};
 
 class CudaDevice final : public Device {
  public:
@@ -59,7 +24,7 @@ class CudaDevice final : public Device {
  private:
   int index_;
   std::unique_ptr<CudaStream> stream_;
-  CudaAllocator allocator_;
+  CachingAllocator allocator_;  // declared after the stream: destroyed before it
 };
 
 class CudaDeviceProvider final : public DeviceProvider {

@@ -26,8 +26,20 @@ Maybe<std::unique_ptr<CudaStream>> CudaStream::Create(int device_index) {
 CudaStream::~CudaStream() { cudaStreamDestroy(stream_); }
 
 Maybe<void> CudaStream::Sync() {
-  OFLITE_JUST(CudaCheck(cudaSetDevice(device_index_), "cudaSetDevice"));
+  OFLITE_JUST(SetDevice());
   return CudaCheck(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+}
+
+Maybe<void> CudaStream::SetDevice() const {
+  return CudaCheck(cudaSetDevice(device_index_), "cudaSetDevice");
+}
+
+Maybe<PinnedStagingBuffer*> CudaStream::staging_buffer() {
+  std::lock_guard<std::mutex> lock(staging_mutex_);
+  if (staging_buffer_ == nullptr) {
+    OFLITE_ASSIGN_OR_RETURN(staging_buffer_, PinnedStagingBuffer::Create(device_index_));
+  }
+  return staging_buffer_.get();
 }
 
 }  // namespace ep

@@ -5,7 +5,11 @@
 
 #include <cuda_runtime.h>
 
+#include <memory>
+#include <mutex>
+
 #include "ep/cuda/cuda_device_properties.h"
+#include "ep/cuda/pinned_staging_buffer.h"
 #include "oneflow_lite/ep/stream.h"
 
 namespace oflite {
@@ -26,6 +30,11 @@ class CudaStream final : public Stream {
   int device_index() const { return device_index_; }
   // Cached at creation: kernels size their grids from it on every launch.
   const CudaDeviceProperties& properties() const { return *properties_; }
+  // Makes the stream's device current: kernels launch on the current device.
+  Maybe<void> SetDevice() const;
+  // The pinned buffer that copies of pageable host memory on this stream go through; created
+  // on first use and reused after.
+  Maybe<PinnedStagingBuffer*> staging_buffer();
 
  private:
   CudaStream(int device_index, cudaStream_t stream, const CudaDeviceProperties* properties)
@@ -33,6 +42,8 @@ class CudaStream final : public Stream {
   int device_index_;
   cudaStream_t stream_;
   const CudaDeviceProperties* properties_;
+  std::mutex staging_mutex_;
+  std::unique_ptr<PinnedStagingBuffer> staging_buffer_;
 };
 
 }  // namespace ep

@@ -44,10 +44,10 @@ TEST_F(CudaProviderTest, MissingDeviceIndexIsDeviceError) {
               ErrorKind::kDeviceError, {"cuda:999", "device(s) visible"});
 }
 
-TEST_F(CudaProviderTest, OpsWithoutCudaPrimitivesAreNotImplemented) {
-  const Tensor x = MakeTensor({1, 2, 3}, Shape{3}, DataType::kFloat32, Device::Cuda(0));
-  ExpectError(functional::Softmax(x, 0), ErrorKind::kNotImplemented,
-              {"no kernel for device cuda:0", "float32", "cpu [float32"});
+TEST_F(CudaProviderTest, DtypesWithoutCudaPrimitivesAreNotImplemented) {
+  const Tensor x = MakeTensor({1, 2, 3}, Shape{3}, DataType::kInt32, Device::Cuda(0));
+  ExpectError(DispatchOne("softmax", {x}), ErrorKind::kNotImplemented,
+              {"no kernel for device cuda:0", "int32", "cuda [float32"});
 }
 
 TEST(CudaProvider, NoVisibleGpuIsAClearDeviceError) {

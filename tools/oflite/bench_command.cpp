@@ -10,6 +10,7 @@
 
 #include "oneflow_lite/ep/device.h"
 #include "oneflow_lite/ep/event.h"
+#include "oneflow_lite/ep/softmax_impl.h"
 #include "oneflow_lite/framework/interpreter.h"
 #include "primitive/fill.h"
 #include "primitive/memcpy.h"
@@ -243,7 +244,27 @@ Maybe<void> Sweep(const BenchOptions& options) {
   return Ok();
 }
 
+Maybe<ep::SoftmaxImpl> ParseSoftmaxImpl(const std::string& text) {
+  if (text == "auto") {
+    return ep::SoftmaxImpl::kAuto;
+  }
+  if (text == "warp") {
+    return ep::SoftmaxImpl::kWarp;
+  }
+  if (text == "smem") {
+    return ep::SoftmaxImpl::kBlockSmem;
+  }
+  if (text == "uncached") {
+    return ep::SoftmaxImpl::kBlockUncached;
+  }
+  return OFLITE_ERROR(ValueError) << "bench: unknown --impl '" << text
+                                  << "' (expected auto, warp, smem or uncached)";
+}
+
 Maybe<void> Bench(const BenchOptions& options) {
+  ep::SoftmaxImpl impl;
+  OFLITE_ASSIGN_OR_RETURN(impl, ParseSoftmaxImpl(options.impl));
+  const ep::ScopedSoftmaxImpl forced(impl);
   if (!options.sweep.empty()) {
     return Sweep(options);
   }

@@ -29,7 +29,8 @@ struct BenchOptions {
   int warmup = 10;
   int reps = 50;
   bool json = false;
-  std::string sweep;  // "softmax": GPU.md's rows=49152 sweep
+  std::string sweep;          // "softmax": GPU.md's rows=49152 sweep
+  std::string impl = "auto";  // softmax implementation: auto, warp, smem, uncached
 };
 
 int OpsCommand(bool json);

@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
   bench->add_option("--reps", bench_options.reps, "timed calls (the median is reported)");
   bench->add_flag("--json", bench_options.json, "one JSON object per result");
   bench->add_option("--sweep", bench_options.sweep, "softmax: GPU.md's rows=49152 sweep");
+  bench->add_option("--impl", bench_options.impl, "softmax path: auto|warp|smem|uncached");
 
   try {
     app.parse(argc, argv);

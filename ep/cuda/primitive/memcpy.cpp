@@ -1,4 +1,7 @@
-// CUDA Memcpy: cudaMemcpyAsync on the stream; unified addressing works out the direction.
+// CUDA Memcpy, by direction. Device-to-device and page-locked host memory go straight to
+// cudaMemcpyAsync on the stream. Pageable host memory goes through the stream's pinned staging
+// buffer in chunks: to the device, Launch returns once the host buffer has been read; to the
+// host, once it has been written (Tensor::CopyToHost syncs the stream either way).
 #include "primitive/memcpy.h"
 
 #include "ep/cuda/cuda_stream.h"
@@ -7,24 +10,78 @@ namespace oflite {
 namespace ep {
 namespace {
 
+const char* MemcpyKindName(primitive::MemcpyKind kind) {
+  switch (kind) {
+    case primitive::MemcpyKind::kHostToDevice:
+      return "host_to_device";
+    case primitive::MemcpyKind::kDeviceToHost:
+      return "device_to_host";
+    case primitive::MemcpyKind::kDeviceToDevice:
+      return "device_to_device";
+  }
+  return "unknown";
+}
+
+// Host memory the copy engines cannot reach directly: neither page-locked, nor registered,
+// nor managed, nor device memory.
+Maybe<bool> IsPageable(const void* host) {
+  cudaPointerAttributes attributes;
+  OFLITE_JUST(CudaCheck(cudaPointerGetAttributes(&attributes, host), "cudaPointerGetAttributes"));
+  return attributes.type == cudaMemoryTypeUnregistered;
+}
+
 class CudaMemcpy final : public primitive::Memcpy {
  public:
-  std::string name() const override { return "cuda.memcpy"; }
+  explicit CudaMemcpy(primitive::MemcpyKind kind) : kind_(kind) {}
+
+  std::string name() const override {
+    return std::string("cuda.memcpy<") + MemcpyKindName(kind_) + ">";
+  }
+
   Maybe<void> Launch(Stream* stream, void* dst, const void* src, size_t bytes) override {
+    OFLITE_CHECK_OR_RETURN(stream != nullptr && stream->device_type() == DeviceType::kCUDA,
+                           ValueError)
+        << name() << ": needs a cuda stream";
     if (bytes == 0) {
       return Ok();
     }
     auto* cuda_stream = static_cast<CudaStream*>(stream);
-    return CudaCheck(
-        cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, cuda_stream->cuda_stream()),
-        "cudaMemcpyAsync");
+    OFLITE_JUST(cuda_stream->SetDevice());
+    const cudaStream_t raw_stream = cuda_stream->cuda_stream();
+    const void* host = nullptr;
+    switch (kind_) {
+      case primitive::MemcpyKind::kDeviceToDevice:
+        return CudaCheck(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, raw_stream),
+                         "cudaMemcpyAsync (device to device)");
+      case primitive::MemcpyKind::kHostToDevice:
+        host = src;
+        break;
+      case primitive::MemcpyKind::kDeviceToHost:
+        host = dst;
+        break;
+    }
+    bool pageable = false;
+    OFLITE_ASSIGN_OR_RETURN(pageable, IsPageable(host));
+    if (!pageable) {
+      return CudaCheck(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, raw_stream),
+                       "cudaMemcpyAsync");
+    }
+    PinnedStagingBuffer* staging = nullptr;
+    OFLITE_ASSIGN_OR_RETURN(staging, cuda_stream->staging_buffer());
+    if (kind_ == primitive::MemcpyKind::kHostToDevice) {
+      return staging->CopyToDevice(raw_stream, dst, src, bytes);
+    }
+    return staging->CopyToHost(raw_stream, dst, src, bytes);
   }
+
+ private:
+  primitive::MemcpyKind kind_;
 };
 
 class CudaMemcpyFactory final : public primitive::MemcpyFactory {
  public:
-  std::unique_ptr<primitive::Memcpy> New(primitive::MemcpyKind /*kind*/) override {
-    return std::make_unique<CudaMemcpy>();
+  std::unique_ptr<primitive::Memcpy> New(primitive::MemcpyKind kind) override {
+    return std::make_unique<CudaMemcpy>(kind);
   }
 };
 

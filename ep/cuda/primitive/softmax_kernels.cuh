@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <cub/block/block_reduce.cuh>
+#include <type_traits>
 
 #include "ep/cuda/primitive/softmax_launch.h"
 
@@ -63,6 +64,11 @@ template <typename C>
 __device__ __forceinline__ C NegativeInfinity() {
   return static_cast<C>(-INFINITY);
 }
+
+// Row sums of log_softmax accumulate in double: log(sum) of a float sum near 1 keeps only
+// float's absolute precision, a large relative error in outputs near 0.
+template <typename C, Algorithm kAlgorithm>
+using SumType = std::conditional_t<kAlgorithm == Algorithm::kLogSoftmax, double, C>;
 
 // ---- packs: kPack elements moved as one aligned access (16 bytes at most) -----------------
 
@@ -151,7 +157,7 @@ __global__ void __launch_bounds__(kWarpBlockThreads)
         }
       }
     }
-    C sum[kRowsPerAccess];
+    SumType<C, kAlgorithm> sum[kRowsPerAccess];
 #pragma unroll
     for (int r = 0; r < kRowsPerAccess; ++r) {
       max[r] = GroupMax<kWidth>(max[r]);
@@ -172,7 +178,7 @@ __global__ void __launch_bounds__(kWarpBlockThreads)
 #pragma unroll
     for (int r = 0; r < kRowsPerAccess; ++r) {
       sum[r] = GroupSum<kWidth>(sum[r]);
-      const C scale = kAlgorithm == Algorithm::kSoftmax ? C(1) / sum[r] : Log(sum[r]);
+      const C scale = static_cast<C>(kAlgorithm == Algorithm::kSoftmax ? 1 / sum[r] : Log(sum[r]));
       if (row0 + r >= rows) {
         continue;
       }
@@ -299,49 +305,110 @@ __device__ __forceinline__ int64_t AlignedHead(const T* row, int64_t cols) {
   return head < cols ? head : cols;
 }
 
-// Calls f(col, value) for every element of a row, the threads of the block splitting it, the
-// aligned body read in 16-byte packs whatever the row length or start.
+template <int N>
+using Count = std::integral_constant<int, N>;
+
+// Calls f(col, values, Count<n>) over a row, the threads of the block splitting it: the
+// unaligned head and the tail one element at a time, the aligned body in 16-byte packs
+// (n = kPack), whatever the row length or start.
 template <int kPack, typename C, typename T, typename F>
 __device__ __forceinline__ void ForEachInRow(const T* row, int64_t cols, F f) {
   const int64_t head = AlignedHead(row, cols);
   const int64_t packs = (cols - head) / kPack;
   for (int64_t c = threadIdx.x; c < head; c += blockDim.x) {
-    f(c, ToCompute(row[c]));
+    const C v = ToCompute(row[c]);
+    f(c, &v, Count<1>());
   }
   for (int64_t p = threadIdx.x; p < packs; p += blockDim.x) {
     C v[kPack];
     const int64_t c0 = head + p * kPack;
     LoadPack<C, kPack>(row + c0, v);
-#pragma unroll
-    for (int i = 0; i < kPack; ++i) {
-      f(c0 + i, v[i]);
-    }
+    f(c0, v, Count<kPack>());
   }
   for (int64_t c = head + packs * kPack + threadIdx.x; c < cols; c += blockDim.x) {
-    f(c, ToCompute(row[c]));
+    const C v = ToCompute(row[c]);
+    f(c, &v, Count<1>());
   }
 }
 
-// Writes g(col) to every element of a row, aligned body in 16-byte packs.
+// Writes a row: g(col, out, Count<n>) fills n values starting at col; packs as above.
 template <int kPack, typename C, typename T, typename G>
 __device__ __forceinline__ void WriteRow(T* row, int64_t cols, G g) {
   const int64_t head = AlignedHead(row, cols);
   const int64_t packs = (cols - head) / kPack;
   for (int64_t c = threadIdx.x; c < head; c += blockDim.x) {
-    row[c] = FromCompute<T>(g(c));
+    C v;
+    g(c, &v, Count<1>());
+    row[c] = FromCompute<T>(v);
   }
   for (int64_t p = threadIdx.x; p < packs; p += blockDim.x) {
     C v[kPack];
     const int64_t c0 = head + p * kPack;
-#pragma unroll
-    for (int i = 0; i < kPack; ++i) {
-      v[i] = g(c0 + i);
-    }
+    g(c0, v, Count<kPack>());
     StorePack<kPack>(v, row + c0);
   }
   for (int64_t c = head + packs * kPack + threadIdx.x; c < cols; c += blockDim.x) {
-    row[c] = FromCompute<T>(g(c));
+    C v;
+    g(c, &v, Count<1>());
+    row[c] = FromCompute<T>(v);
   }
+}
+
+// A row cached in shared memory in the compute type. Element c lives at data[c + shift], the
+// shift chosen so that the global row's 16-byte packs land on 16-byte shared-memory
+// boundaries: packs then move as 16-byte shared accesses, free of the bank conflicts that a
+// thread's run of scalar stores would cause.
+template <typename C>
+struct SmemRow {
+  static constexpr int kAlign = static_cast<int>(16 / sizeof(C));  // elements per 16 bytes
+  C* data;
+  int shift;
+
+  template <typename T>
+  __device__ __forceinline__ SmemRow(C* buffer, const T* global_row, int64_t cols)
+      : data(buffer),
+        shift(static_cast<int>((kAlign - AlignedHead(global_row, cols) % kAlign) % kAlign)) {}
+
+  __device__ __forceinline__ C& operator[](int64_t c) const { return data[c + shift]; }
+
+  // n values from column c; 16-byte moves when c is a pack start of the global row.
+  template <int N>
+  __device__ __forceinline__ void Store(int64_t c, const C* v) const {
+    if constexpr (N * sizeof(C) % 16 == 0) {
+#pragma unroll
+      for (int i = 0; i < N; i += kAlign) {
+        *reinterpret_cast<Pack<C, kAlign>*>(&data[c + shift + i]) =
+            *reinterpret_cast<const Pack<C, kAlign>*>(&v[i]);
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < N; ++i) {
+        data[c + shift + i] = v[i];
+      }
+    }
+  }
+
+  template <int N>
+  __device__ __forceinline__ void Load(int64_t c, C* v) const {
+    if constexpr (N * sizeof(C) % 16 == 0) {
+#pragma unroll
+      for (int i = 0; i < N; i += kAlign) {
+        *reinterpret_cast<Pack<C, kAlign>*>(&v[i]) =
+            *reinterpret_cast<const Pack<C, kAlign>*>(&data[c + shift + i]);
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < N; ++i) {
+        v[i] = data[c + shift + i];
+      }
+    }
+  }
+};
+
+// Shared memory for a row of `cols` elements of C cached as SmemRow (room for the shift).
+template <typename C>
+constexpr size_t SmemRowBytes(int64_t cols) {
+  return static_cast<size_t>(cols + SmemRow<C>::kAlign) * sizeof(C);
 }
 
 template <typename T>
@@ -353,16 +420,25 @@ template <typename T, typename C, Algorithm kAlgorithm, int kBlockSize>
 __global__ void __launch_bounds__(kBlockSize)
     BlockSmemSoftmaxKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int64_t cols) {
   extern __shared__ __align__(16) unsigned char smem_bytes[];
-  C* buf = reinterpret_cast<C*>(smem_bytes);
   constexpr int kPack = kBlockPack<T>;
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    const T* row_x = x + row * cols;
+    T* row_y = y + row * cols;
+    const SmemRow<C> buf(reinterpret_cast<C*>(smem_bytes), row_x, cols);
+    // y's packs line up with x's in shared memory when both rows start equally misaligned
+    // (the usual case); otherwise the writes read shared memory element by element.
+    const bool same_alignment = AlignedHead(row_y, cols) == AlignedHead(row_x, cols);
     C max = NegativeInfinity<C>();
-    ForEachInRow<kPack, C>(x + row * cols, cols, [&](int64_t c, C v) {
-      buf[c] = v;
-      max = Max(max, v);
+    ForEachInRow<kPack, C>(row_x, cols, [&](int64_t c, const C* v, auto n) {
+      constexpr int N = decltype(n)::value;
+      buf.template Store<N>(c, v);
+#pragma unroll
+      for (int i = 0; i < N; ++i) {
+        max = Max(max, v[i]);
+      }
     });
-    max = BlockAllReduce<kBlockSize>(max, MaxOp());
-    C sum = 0;
+    max = BlockAllReduce<kBlockSize>(max, MaxOp());  // also orders the stores above
+    SumType<C, kAlgorithm> sum = 0;
     for (int64_t c = threadIdx.x; c < cols; c += kBlockSize) {
       if (kAlgorithm == Algorithm::kSoftmax) {
         buf[c] = Exp(buf[c] - max);
@@ -372,11 +448,22 @@ __global__ void __launch_bounds__(kBlockSize)
         sum += Exp(buf[c]);
       }
     }
-    // Each thread rewrote only its own elements above; the write below reads others'.
-    sum = BlockAllReduce<kBlockSize>(sum, SumOp());
-    const C scale = kAlgorithm == Algorithm::kSoftmax ? C(1) / sum : Log(sum);
-    WriteRow<kPack, C>(y + row * cols, cols, [&](int64_t c) {
-      return kAlgorithm == Algorithm::kSoftmax ? buf[c] * scale : buf[c] - scale;
+    sum = BlockAllReduce<kBlockSize>(sum, SumOp());  // orders the rewrites before the reads
+    const C scale = static_cast<C>(kAlgorithm == Algorithm::kSoftmax ? 1 / sum : Log(sum));
+    WriteRow<kPack, C>(row_y, cols, [&](int64_t c, C* v, auto n) {
+      constexpr int N = decltype(n)::value;
+      if (same_alignment) {
+        buf.template Load<N>(c, v);
+      } else {
+#pragma unroll
+        for (int i = 0; i < N; ++i) {
+          v[i] = buf[c + i];
+        }
+      }
+#pragma unroll
+      for (int i = 0; i < N; ++i) {
+        v[i] = kAlgorithm == Algorithm::kSoftmax ? v[i] * scale : v[i] - scale;
+      }
     });
     __syncthreads();  // the next row overwrites buf
   }
@@ -387,21 +474,31 @@ __global__ void __launch_bounds__(kBlockSize)
     BlockSmemSoftmaxBackwardKernel(const T* __restrict__ y, const T* __restrict__ dy,
                                    T* __restrict__ dx, int64_t rows, int64_t cols) {
   extern __shared__ __align__(16) unsigned char smem_bytes[];
-  C* y_buf = reinterpret_cast<C*>(smem_bytes);
-  C* dy_buf = y_buf + cols;
   constexpr int kPack = kBlockPack<T>;
+  C* const base = reinterpret_cast<C*>(smem_bytes);
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
-    ForEachInRow<kPack, C>(y + row * cols, cols, [&](int64_t c, C v) { y_buf[c] = v; });
-    ForEachInRow<kPack, C>(dy + row * cols, cols, [&](int64_t c, C v) { dy_buf[c] = v; });
+    const T* row_y = y + row * cols;
+    const T* row_dy = dy + row * cols;
+    const SmemRow<C> y_buf(base, row_y, cols);
+    const SmemRow<C> dy_buf(base + cols + SmemRow<C>::kAlign, row_dy, cols);
+    ForEachInRow<kPack, C>(row_y, cols, [&](int64_t c, const C* v, auto n) {
+      y_buf.template Store<decltype(n)::value>(c, v);
+    });
+    ForEachInRow<kPack, C>(row_dy, cols, [&](int64_t c, const C* v, auto n) {
+      dy_buf.template Store<decltype(n)::value>(c, v);
+    });
     __syncthreads();  // the sum pairs elements loaded by different threads
     C sum = 0;
     for (int64_t c = threadIdx.x; c < cols; c += kBlockSize) {
       sum += kAlgorithm == Algorithm::kSoftmax ? y_buf[c] * dy_buf[c] : dy_buf[c];
     }
     sum = BlockAllReduce<kBlockSize>(sum, SumOp());
-    WriteRow<kPack, C>(dx + row * cols, cols, [&](int64_t c) {
-      return kAlgorithm == Algorithm::kSoftmax ? y_buf[c] * (dy_buf[c] - sum)
-                                               : dy_buf[c] - Exp(y_buf[c]) * sum;
+    WriteRow<kPack, C>(dx + row * cols, cols, [&](int64_t c, C* v, auto n) {
+#pragma unroll
+      for (int i = 0; i < decltype(n)::value; ++i) {
+        const C yv = y_buf[c + i], dyv = dy_buf[c + i];
+        v[i] = kAlgorithm == Algorithm::kSoftmax ? yv * (dyv - sum) : dyv - Exp(yv) * sum;
+      }
     });
     __syncthreads();
   }
@@ -409,24 +506,64 @@ __global__ void __launch_bounds__(kBlockSize)
 
 // ---- block uncached implementation ------------------------------------------------------
 
+// Running (max, sum of exp(v - max)) over a stream of values, merged across threads. Written
+// so that the specials match the two-pass formula: a NaN or +inf makes the sum NaN; -inf
+// values add nothing (a row of only -inf ends with sum 0, and its outputs NaN). Rescaling
+// skips a zero sum (0 * exp(-inf - -inf) would be NaN) but never a NaN one: a NaN leaves the
+// max at -inf, and its sum must survive the merge.
+template <typename C, typename S>
+struct MaxSum {
+  C max;
+  S sum;
+};
+
+template <typename C, typename S>
+__device__ __forceinline__ void Accumulate(MaxSum<C, S>& acc, C v) {
+  if (v > acc.max) {
+    // exp(v - v) rather than 1: NaN for v = +inf, as exp(x - max) is in two passes
+    acc.sum = (acc.sum == S(0) ? S(0) : acc.sum * Exp(S(acc.max - v))) + Exp(S(v - v));
+    acc.max = v;
+  } else if (!(v == NegativeInfinity<C>() && acc.max == NegativeInfinity<C>())) {
+    acc.sum += Exp(S(v - acc.max));
+  }
+}
+
+struct MaxSumOp {
+  template <typename C, typename S>
+  __device__ __forceinline__ MaxSum<C, S> operator()(const MaxSum<C, S>& a,
+                                                     const MaxSum<C, S>& b) const {
+    const C max = Max(a.max, b.max);
+    const S from_a = a.sum == S(0) ? S(0) : a.sum * Exp(S(a.max - max));
+    const S from_b = b.sum == S(0) ? S(0) : b.sum * Exp(S(b.max - max));
+    return {max, from_a + from_b};
+  }
+};
+
 template <typename T, typename C, Algorithm kAlgorithm, int kBlockSize>
 __global__ void __launch_bounds__(kBlockSize)
     BlockUncachedSoftmaxKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows,
                                int64_t cols) {
+  using S = SumType<C, kAlgorithm>;
   constexpr int kPack = kBlockPack<T>;
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const T* row_x = x + row * cols;
-    C max = NegativeInfinity<C>();
-    ForEachInRow<kPack, C>(row_x, cols, [&](int64_t, C v) { max = Max(max, v); });
-    max = BlockAllReduce<kBlockSize>(max, MaxOp());
-    C sum = 0;
-    ForEachInRow<kPack, C>(row_x, cols, [&](int64_t, C v) { sum += Exp(v - max); });
-    sum = BlockAllReduce<kBlockSize>(sum, SumOp());
-    const C scale = kAlgorithm == Algorithm::kSoftmax ? C(1) / sum : Log(sum);
-    // Re-read x element by element for the output: the row's third pass over global memory.
-    WriteRow<kPack, C>(y + row * cols, cols, [&](int64_t c) {
-      const C v = ToCompute(row_x[c]) - max;
-      return kAlgorithm == Algorithm::kSoftmax ? Exp(v) * scale : v - scale;
+    MaxSum<C, S> acc{NegativeInfinity<C>(), S(0)};
+    ForEachInRow<kPack, C>(row_x, cols, [&](int64_t, const C* v, auto n) {
+#pragma unroll
+      for (int i = 0; i < decltype(n)::value; ++i) {
+        Accumulate(acc, v[i]);
+      }
+    });
+    acc = BlockAllReduce<kBlockSize>(acc, MaxSumOp());
+    const C max = acc.max;
+    const C scale = static_cast<C>(kAlgorithm == Algorithm::kSoftmax ? 1 / acc.sum : Log(acc.sum));
+    // The row's second read: it was just read, so it often still sits in L2.
+    WriteRow<kPack, C>(y + row * cols, cols, [&](int64_t c, C* v, auto n) {
+#pragma unroll
+      for (int i = 0; i < decltype(n)::value; ++i) {
+        const C d = ToCompute(row_x[c + i]) - max;
+        v[i] = kAlgorithm == Algorithm::kSoftmax ? Exp(d) * scale : d - scale;
+      }
     });
   }
 }
@@ -445,12 +582,20 @@ __global__ void __launch_bounds__(kBlockSize)
         sum += ToCompute(row_y[c]) * ToCompute(row_dy[c]);
       }
     } else {
-      ForEachInRow<kPack, C>(row_dy, cols, [&](int64_t, C v) { sum += v; });
+      ForEachInRow<kPack, C>(row_dy, cols, [&](int64_t, const C* v, auto n) {
+#pragma unroll
+        for (int i = 0; i < decltype(n)::value; ++i) {
+          sum += v[i];
+        }
+      });
     }
     sum = BlockAllReduce<kBlockSize>(sum, SumOp());
-    WriteRow<kPack, C>(dx + row * cols, cols, [&](int64_t c) {
-      const C yv = ToCompute(row_y[c]), dyv = ToCompute(row_dy[c]);
-      return kAlgorithm == Algorithm::kSoftmax ? yv * (dyv - sum) : dyv - Exp(yv) * sum;
+    WriteRow<kPack, C>(dx + row * cols, cols, [&](int64_t c, C* v, auto n) {
+#pragma unroll
+      for (int i = 0; i < decltype(n)::value; ++i) {
+        const C yv = ToCompute(row_y[c + i]), dyv = ToCompute(row_dy[c + i]);
+        v[i] = kAlgorithm == Algorithm::kSoftmax ? yv * (dyv - sum) : dyv - Exp(yv) * sum;
+      }
     });
   }
 }

@@ -1,0 +1,85 @@
+// CUDA Permute for every dtype: the kernels of permute.cuh (copy | tiled | general, chosen per
+// launch after merging dims), with elements moved as words of their size so that the kernel
+// set depends on the element size only. The one place its cudaError_t becomes a Maybe.
+#include <string>
+
+#include "ep/cuda/cuda_stream.h"
+#include "ep/cuda/primitive/permute.cuh"
+#include "primitive/permute.h"
+
+namespace oflite {
+namespace ep {
+namespace {
+
+class CudaPermute final : public primitive::Permute {
+ public:
+  explicit CudaPermute(DataType data_type) : data_type_(data_type) {}
+
+  std::string name() const override {
+    return std::string("cuda.permute<") + DataTypeName(data_type_) + ">";
+  }
+  // The path of the latest launch, e.g. "cuda.permute<float32>[tiled]" (copy | tiled |
+  // general); the name alone before any launch or when the launch had nothing to move.
+  std::string LaunchDescription() const override {
+    if (last_path_ == permute_kernels::PermutePath::kNone) {
+      return name();
+    }
+    return name() + "[" + permute_kernels::PermutePathName(last_path_) + "]";
+  }
+
+  Maybe<void> Launch(Stream* stream, size_t num_dims, const int64_t* src_dims, const void* src,
+                     const int64_t* perm, void* dst) override {
+    last_path_ = permute_kernels::PermutePath::kNone;
+    OFLITE_CHECK_OR_RETURN(stream != nullptr && stream->device_type() == DeviceType::kCUDA,
+                           ValueError)
+        << name() << ": needs a cuda stream";
+    OFLITE_CHECK_OR_RETURN(num_dims <= static_cast<size_t>(permute_kernels::kMaxDims),
+                           NotImplemented)
+        << name() << ": rank " << num_dims << " is above the supported "
+        << permute_kernels::kMaxDims;
+    const permute_kernels::PermutePlan plan =
+        permute_kernels::PlanPermute(static_cast<int>(DataTypeSize(data_type_)),
+                                     static_cast<int>(num_dims), src_dims, perm, src, dst);
+    if (plan.path == permute_kernels::PermutePath::kNone) {
+      return Ok();
+    }
+    auto* cuda_stream = static_cast<CudaStream*>(stream);
+    OFLITE_JUST(cuda_stream->SetDevice());
+    const CudaDeviceProperties& properties = cuda_stream->properties();
+    OFLITE_JUST(CudaCheck(
+        permute_kernels::LaunchPermutePlan(cuda_stream->cuda_stream(), plan, src, dst,
+                                           properties.sm_count, properties.max_threads_per_sm),
+        plan.path == permute_kernels::PermutePath::kCopy ? "permute: cudaMemcpyAsync"
+                                                         : "permute kernel launch"));
+    last_path_ = plan.path;
+    return Ok();
+  }
+
+ private:
+  DataType data_type_;
+  permute_kernels::PermutePath last_path_ = permute_kernels::PermutePath::kNone;
+};
+
+class CudaPermuteFactory final : public primitive::PermuteFactory {
+ public:
+  std::unique_ptr<primitive::Permute> New(DataType data_type, size_t max_num_dims) override {
+    if (max_num_dims > static_cast<size_t>(permute_kernels::kMaxDims)) {
+      return nullptr;
+    }
+    switch (DataTypeSize(data_type)) {
+      case 1:
+      case 2:
+      case 4:
+      case 8:
+        return std::make_unique<CudaPermute>(data_type);
+      default:
+        return nullptr;
+    }
+  }
+};
+
+OFLITE_REGISTER_PRIMITIVE_FACTORY(DeviceType::kCUDA, primitive::PermuteFactory, CudaPermuteFactory);
+
+}  // namespace
+}  // namespace ep
+}  // namespace oflite
