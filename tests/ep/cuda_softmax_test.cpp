@@ -63,9 +63,10 @@ struct Shape2 {
 const Shape2 kShapes[] = {{1, 1},    {7, 31},    {64, 1024}, {3, 1025},
                           {5, 4096}, {2, 50000}, {3, 70000}, {1000, 3}};
 
-// The path a forced implementation must take. Rows go to shared memory when the row (and dy's
-// for backward) fits in the 227 KB a Hopper block may opt into, less a little for the block
-// reductions; past that, to the uncached kernel.
+// The path a forced implementation must take. Rows go to shared memory, cached as stored
+// (2 bytes an element for 16-bit types), when the row (and dy's for backward) fits in the
+// 227 KB a Hopper block may opt into, less a little for the block reductions; past that, to
+// the uncached kernel.
 std::string ExpectedPath(SoftmaxImpl impl, DataType dtype, int64_t cols, bool backward) {
   if (dtype == DataType::kFloat64 || impl == SoftmaxImpl::kBlockUncached) {
     return "uncached";
@@ -73,7 +74,8 @@ std::string ExpectedPath(SoftmaxImpl impl, DataType dtype, int64_t cols, bool ba
   if ((impl == SoftmaxImpl::kAuto || impl == SoftmaxImpl::kWarp) && cols <= 1024) {
     return "warp";
   }
-  const int64_t smem = cols * 4 * (backward ? 2 : 1);
+  const int64_t bytes_per_row = (cols + 16) * static_cast<int64_t>(DataTypeSize(dtype));
+  const int64_t smem = bytes_per_row * (backward ? 2 : 1);
   return smem <= 227 * 1024 - 1024 ? "smem" : "uncached";
 }
 

@@ -308,26 +308,23 @@ __device__ __forceinline__ int64_t AlignedHead(const T* row, int64_t cols) {
 template <int N>
 using Count = std::integral_constant<int, N>;
 
-// Calls f(col, values, Count<n>) over a row, the threads of the block splitting it: the
+// Calls f(col, raw values, Count<n>) over a row, the threads of the block splitting it: the
 // unaligned head and the tail one element at a time, the aligned body in 16-byte packs
 // (n = kPack), whatever the row length or start.
-template <int kPack, typename C, typename T, typename F>
+template <int kPack, typename T, typename F>
 __device__ __forceinline__ void ForEachInRow(const T* row, int64_t cols, F f) {
   const int64_t head = AlignedHead(row, cols);
   const int64_t packs = (cols - head) / kPack;
   for (int64_t c = threadIdx.x; c < head; c += blockDim.x) {
-    const C v = ToCompute(row[c]);
-    f(c, &v, Count<1>());
+    f(c, &row[c], Count<1>());
   }
   for (int64_t p = threadIdx.x; p < packs; p += blockDim.x) {
-    C v[kPack];
     const int64_t c0 = head + p * kPack;
-    LoadPack<C, kPack>(row + c0, v);
-    f(c0, v, Count<kPack>());
+    const Pack<T, kPack> pack = *reinterpret_cast<const Pack<T, kPack>*>(row + c0);
+    f(c0, pack.elem, Count<kPack>());
   }
   for (int64_t c = head + packs * kPack + threadIdx.x; c < cols; c += blockDim.x) {
-    const C v = ToCompute(row[c]);
-    f(c, &v, Count<1>());
+    f(c, &row[c], Count<1>());
   }
 }
 
@@ -354,20 +351,22 @@ __device__ __forceinline__ void WriteRow(T* row, int64_t cols, G g) {
   }
 }
 
-// A row cached in shared memory in the compute type. Element c lives at data[c + shift], the
-// shift chosen so that the global row's 16-byte packs land on 16-byte shared-memory
-// boundaries: packs then move as 16-byte shared accesses, free of the bank conflicts that a
-// thread's run of scalar stores would cause.
+// A row cached in shared memory as it is stored (16-bit types stay 16-bit: twice the rows fit).
+// Element c lives at data[c + shift], the shift chosen so that the global row's 16-byte packs
+// land on 16-byte shared-memory boundaries: packs then move as 16-byte shared accesses, free of
+// the bank conflicts that a thread's run of scalar stores would cause.
 template <typename C>
 struct SmemRow {
   static constexpr int kAlign = static_cast<int>(16 / sizeof(C));  // elements per 16 bytes
   C* data;
+  int64_t head;  // the global row's unaligned head, in elements
   int shift;
 
   template <typename T>
   __device__ __forceinline__ SmemRow(C* buffer, const T* global_row, int64_t cols)
       : data(buffer),
-        shift(static_cast<int>((kAlign - AlignedHead(global_row, cols) % kAlign) % kAlign)) {}
+        head(AlignedHead(global_row, cols)),
+        shift(static_cast<int>((kAlign - head % kAlign) % kAlign)) {}
 
   __device__ __forceinline__ C& operator[](int64_t c) const { return data[c + shift]; }
 
@@ -403,12 +402,36 @@ struct SmemRow {
       }
     }
   }
+
+  // f(col, values, Count<n>) over the cached row in the global row's pack layout, so the body
+  // is read in 16-byte shared accesses.
+  template <int kPack, typename F>
+  __device__ __forceinline__ void ForEach(int64_t cols, F f) const {
+    const int64_t packs = (cols - head) / kPack;
+    for (int64_t c = threadIdx.x; c < head; c += blockDim.x) {
+      f(c, &(*this)[c], Count<1>());
+    }
+    for (int64_t p = threadIdx.x; p < packs; p += blockDim.x) {
+      C v[kPack];
+      Load<kPack>(head + p * kPack, v);
+      f(head + p * kPack, v, Count<kPack>());
+    }
+    for (int64_t c = head + packs * kPack + threadIdx.x; c < cols; c += blockDim.x) {
+      f(c, &(*this)[c], Count<1>());
+    }
+  }
 };
 
-// Shared memory for a row of `cols` elements of C cached as SmemRow (room for the shift).
+// Elements of shared memory one cached row takes: room for the shift, and a whole number of
+// 16-byte units so that a second row placed after it starts 16-byte aligned.
+template <typename C>
+__host__ __device__ constexpr int64_t SmemRowStride(int64_t cols) {
+  constexpr int64_t kAlign = SmemRow<C>::kAlign;
+  return (cols + kAlign - 1) / kAlign * kAlign + kAlign;
+}
 template <typename C>
 constexpr size_t SmemRowBytes(int64_t cols) {
-  return static_cast<size_t>(cols + SmemRow<C>::kAlign) * sizeof(C);
+  return static_cast<size_t>(SmemRowStride<C>(cols)) * sizeof(C);
 }
 
 template <typename T>
@@ -424,45 +447,45 @@ __global__ void __launch_bounds__(kBlockSize)
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const T* row_x = x + row * cols;
     T* row_y = y + row * cols;
-    const SmemRow<C> buf(reinterpret_cast<C*>(smem_bytes), row_x, cols);
+    const SmemRow<T> buf(reinterpret_cast<T*>(smem_bytes), row_x, cols);
     // y's packs line up with x's in shared memory when both rows start equally misaligned
     // (the usual case); otherwise the writes read shared memory element by element.
     const bool same_alignment = AlignedHead(row_y, cols) == AlignedHead(row_x, cols);
     C max = NegativeInfinity<C>();
-    ForEachInRow<kPack, C>(row_x, cols, [&](int64_t c, const C* v, auto n) {
+    ForEachInRow<kPack>(row_x, cols, [&](int64_t c, const T* v, auto n) {
       constexpr int N = decltype(n)::value;
       buf.template Store<N>(c, v);
 #pragma unroll
       for (int i = 0; i < N; ++i) {
-        max = Max(max, v[i]);
+        max = Max(max, ToCompute(v[i]));
       }
     });
     max = BlockAllReduce<kBlockSize>(max, MaxOp());  // also orders the stores above
     SumType<C, kAlgorithm> sum = 0;
-    for (int64_t c = threadIdx.x; c < cols; c += kBlockSize) {
-      if (kAlgorithm == Algorithm::kSoftmax) {
-        buf[c] = Exp(buf[c] - max);
-        sum += buf[c];
-      } else {
-        buf[c] -= max;
-        sum += Exp(buf[c]);
+    buf.template ForEach<kPack>(cols, [&](int64_t, const T* v, auto n) {
+#pragma unroll
+      for (int i = 0; i < decltype(n)::value; ++i) {
+        sum += Exp(ToCompute(v[i]) - max);
       }
-    }
-    sum = BlockAllReduce<kBlockSize>(sum, SumOp());  // orders the rewrites before the reads
+    });
+    sum = BlockAllReduce<kBlockSize>(sum, SumOp());
     const C scale = static_cast<C>(kAlgorithm == Algorithm::kSoftmax ? 1 / sum : Log(sum));
+    // exp is computed again here rather than kept: shared memory holds the input's bits only.
     WriteRow<kPack, C>(row_y, cols, [&](int64_t c, C* v, auto n) {
       constexpr int N = decltype(n)::value;
+      T raw[N];
       if (same_alignment) {
-        buf.template Load<N>(c, v);
+        buf.template Load<N>(c, raw);
       } else {
 #pragma unroll
         for (int i = 0; i < N; ++i) {
-          v[i] = buf[c + i];
+          raw[i] = buf[c + i];
         }
       }
 #pragma unroll
       for (int i = 0; i < N; ++i) {
-        v[i] = kAlgorithm == Algorithm::kSoftmax ? v[i] * scale : v[i] - scale;
+        const C d = ToCompute(raw[i]) - max;
+        v[i] = kAlgorithm == Algorithm::kSoftmax ? Exp(d) * scale : d - scale;
       }
     });
     __syncthreads();  // the next row overwrites buf
@@ -475,28 +498,29 @@ __global__ void __launch_bounds__(kBlockSize)
                                    T* __restrict__ dx, int64_t rows, int64_t cols) {
   extern __shared__ __align__(16) unsigned char smem_bytes[];
   constexpr int kPack = kBlockPack<T>;
-  C* const base = reinterpret_cast<C*>(smem_bytes);
+  T* const base = reinterpret_cast<T*>(smem_bytes);
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const T* row_y = y + row * cols;
     const T* row_dy = dy + row * cols;
-    const SmemRow<C> y_buf(base, row_y, cols);
-    const SmemRow<C> dy_buf(base + cols + SmemRow<C>::kAlign, row_dy, cols);
-    ForEachInRow<kPack, C>(row_y, cols, [&](int64_t c, const C* v, auto n) {
+    const SmemRow<T> y_buf(base, row_y, cols);
+    const SmemRow<T> dy_buf(base + SmemRowStride<T>(cols), row_dy, cols);
+    ForEachInRow<kPack>(row_y, cols, [&](int64_t c, const T* v, auto n) {
       y_buf.template Store<decltype(n)::value>(c, v);
     });
-    ForEachInRow<kPack, C>(row_dy, cols, [&](int64_t c, const C* v, auto n) {
+    ForEachInRow<kPack>(row_dy, cols, [&](int64_t c, const T* v, auto n) {
       dy_buf.template Store<decltype(n)::value>(c, v);
     });
     __syncthreads();  // the sum pairs elements loaded by different threads
     C sum = 0;
     for (int64_t c = threadIdx.x; c < cols; c += kBlockSize) {
-      sum += kAlgorithm == Algorithm::kSoftmax ? y_buf[c] * dy_buf[c] : dy_buf[c];
+      const C dyv = ToCompute(dy_buf[c]);
+      sum += kAlgorithm == Algorithm::kSoftmax ? ToCompute(y_buf[c]) * dyv : dyv;
     }
     sum = BlockAllReduce<kBlockSize>(sum, SumOp());
     WriteRow<kPack, C>(dx + row * cols, cols, [&](int64_t c, C* v, auto n) {
 #pragma unroll
       for (int i = 0; i < decltype(n)::value; ++i) {
-        const C yv = y_buf[c + i], dyv = dy_buf[c + i];
+        const C yv = ToCompute(y_buf[c + i]), dyv = ToCompute(dy_buf[c + i]);
         v[i] = kAlgorithm == Algorithm::kSoftmax ? yv * (dyv - sum) : dyv - Exp(yv) * sum;
       }
     });
@@ -548,10 +572,10 @@ __global__ void __launch_bounds__(kBlockSize)
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const T* row_x = x + row * cols;
     MaxSum<C, S> acc{NegativeInfinity<C>(), S(0)};
-    ForEachInRow<kPack, C>(row_x, cols, [&](int64_t, const C* v, auto n) {
+    ForEachInRow<kPack>(row_x, cols, [&](int64_t, const T* v, auto n) {
 #pragma unroll
       for (int i = 0; i < decltype(n)::value; ++i) {
-        Accumulate(acc, v[i]);
+        Accumulate(acc, ToCompute(v[i]));
       }
     });
     acc = BlockAllReduce<kBlockSize>(acc, MaxSumOp());
@@ -582,10 +606,10 @@ __global__ void __launch_bounds__(kBlockSize)
         sum += ToCompute(row_y[c]) * ToCompute(row_dy[c]);
       }
     } else {
-      ForEachInRow<kPack, C>(row_dy, cols, [&](int64_t, const C* v, auto n) {
+      ForEachInRow<kPack>(row_dy, cols, [&](int64_t, const T* v, auto n) {
 #pragma unroll
         for (int i = 0; i < decltype(n)::value; ++i) {
-          sum += v[i];
+          sum += ToCompute(v[i]);
         }
       });
     }

@@ -208,7 +208,7 @@ cudaError_t TryBlockSmemPath(const CudaDeviceProperties& props, cudaStream_t str
                              int64_t cols, const T* a, const T* dy, T* out, LaunchInfo* info,
                              bool* launched) {
   using C = typename ComputeTypeOf<T>::type;
-  const size_t smem = SmemRowBytes<C>(cols) * (dy == nullptr ? 1 : 2);
+  const size_t smem = SmemRowBytes<T>(cols) * (dy == nullptr ? 1 : 2);
   *launched = false;
   if (smem > props.shared_memory_per_block_optin) {
     return cudaSuccess;
