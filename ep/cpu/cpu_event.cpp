@@ -15,8 +15,10 @@ class CpuEvent final : public Event {
   }
   Maybe<void> Synchronize() override { return Ok(); }
   Maybe<float> ElapsedMsSince(const Event& start) const override {
-    const auto& begin = static_cast<const CpuEvent&>(start);
-    return std::chrono::duration<float, std::milli>(time_ - begin.time_).count();
+    const auto* begin = dynamic_cast<const CpuEvent*>(&start);
+    OFLITE_CHECK_OR_RETURN(begin != nullptr, ValueError)
+        << "cpu event: the start event is not a cpu event";
+    return std::chrono::duration<float, std::milli>(time_ - begin->time_).count();
   }
 
  private:

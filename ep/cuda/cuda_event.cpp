@@ -12,17 +12,23 @@ class CudaEvent final : public Event {
   ~CudaEvent() override { cudaEventDestroy(event_); }
 
   Maybe<void> Record(Stream* stream) override {
-    return CudaCheck(cudaEventRecord(event_, static_cast<CudaStream*>(stream)->cuda_stream()),
-                     "cudaEventRecord");
+    OFLITE_CHECK_OR_RETURN(stream != nullptr && stream->device_type() == DeviceType::kCUDA,
+                           ValueError)
+        << "cuda event: can only record on a cuda stream";
+    auto* cuda_stream = static_cast<CudaStream*>(stream);
+    OFLITE_JUST(cuda_stream->SetDevice());
+    return CudaCheck(cudaEventRecord(event_, cuda_stream->cuda_stream()), "cudaEventRecord");
   }
   Maybe<void> Synchronize() override {
     return CudaCheck(cudaEventSynchronize(event_), "cudaEventSynchronize");
   }
   Maybe<float> ElapsedMsSince(const Event& start) const override {
+    const auto* cuda_start = dynamic_cast<const CudaEvent*>(&start);
+    OFLITE_CHECK_OR_RETURN(cuda_start != nullptr, ValueError)
+        << "cuda event: the start event is not a cuda event";
     float ms = 0;
     OFLITE_JUST(
-        CudaCheck(cudaEventElapsedTime(&ms, static_cast<const CudaEvent&>(start).event_, event_),
-                  "cudaEventElapsedTime"));
+        CudaCheck(cudaEventElapsedTime(&ms, cuda_start->event_, event_), "cudaEventElapsedTime"));
     return ms;
   }
 

@@ -9,6 +9,9 @@ Maybe<void> CudaCheck(cudaError_t status, const char* what) {
   if (status == cudaSuccess) {
     return Ok();
   }
+  // Consume the error: a non-sticky one would otherwise be reported again by the next
+  // unrelated launch check. (A sticky one stays: the context is lost.)
+  cudaGetLastError();
   return OFLITE_ERROR(DeviceError)
          << what << " failed: " << cudaGetErrorName(status) << ": " << cudaGetErrorString(status);
 }

@@ -169,6 +169,21 @@ TEST_F(CudaSoftmaxTest, ForcedPathsAreTheOnesThatRan) {
   EXPECT_NE(RunOnCuda({d}, false, false, 1).launch.find("[uncached"), std::string::npos);
 }
 
+// The dynamic shared-memory limit is one value per kernel: sizes that shrink and grow again,
+// and a size just under 48 KB with the block reductions' static memory on top, must all run.
+TEST_F(CudaSoftmaxTest, SharedMemorySizesInAnyOrder) {
+  ep::ScopedSoftmaxImpl forced(SoftmaxImpl::kBlockSmem);
+  for (int64_t cols : {20000, 15000, 20000, 12280, 12290}) {
+    const Shape shape = {2, cols};
+    const std::vector<double> x = RoundTo(RandomValues(2 * cols, cols), DataType::kFloat32);
+    const RunResult r = RunOnCuda({MakeTensor(x, shape, DataType::kFloat32)}, false, false, 1);
+    ExpectAllClose(r.values, ReferenceSoftmax(x, shape, 1, false), 1e-5,
+                   "cols " + std::to_string(cols) + " " + r.launch,
+                   SmallestNormal(DataType::kFloat32));
+    EXPECT_NE(r.launch.find("[smem "), std::string::npos) << r.launch;
+  }
+}
+
 TEST_F(CudaSoftmaxTest, SpecialValuesAgreeWithTheCpu) {
   const double inf = INFINITY, nan = NAN;
   const std::vector<double> row_values = {1, inf, 2, -inf, -inf, -inf, 1, nan, 3, -inf, 0, 0};

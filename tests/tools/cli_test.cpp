@@ -747,6 +747,14 @@ TEST_F(CliTest, TransposeWithoutPerm) {
                   {"transpose", "missing argument 'perm'", "--arg perm="});
 }
 
+TEST_F(CliTest, BenchWithoutRepsIsAValueError) {
+  const auto r = Run({"bench", "--sweep", "softmax", "--reps", "0"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("oflite: ValueError: bench: --warmup must be >= 0 and --reps >= 1"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST_F(CliTest, BadDeviceString) {
   const std::string in = WriteInput("x.npy", {1, 2}, {2}, DataType::kFloat32);
   ExpectCallError({"run", "softmax", "--in", in, "--device", "gpu"}, "ValueError",

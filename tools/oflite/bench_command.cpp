@@ -62,6 +62,7 @@ Maybe<Timing> MakeTiming(const Device& device) {
 // Median milliseconds of `call` over reps, after warmup, flushing before each rep.
 template <typename Call>
 Maybe<double> TimeMedian(Timing* timing, const Device& device, int warmup, int reps, Call call) {
+  OFLITE_CHECK_OR_RETURN(reps >= 1, ValueError) << "bench: needs at least one rep";
   for (int i = 0; i < warmup; ++i) {
     OFLITE_JUST(call());
   }
@@ -265,14 +266,15 @@ Maybe<void> Bench(const BenchOptions& options) {
   ep::SoftmaxImpl impl;
   OFLITE_ASSIGN_OR_RETURN(impl, ParseSoftmaxImpl(options.impl));
   const ep::ScopedSoftmaxImpl forced(impl);
+  OFLITE_CHECK_OR_RETURN(options.warmup >= 0 && options.reps >= 1, ValueError)
+      << "bench: --warmup must be >= 0 and --reps >= 1, got " << options.warmup << " and "
+      << options.reps;
   if (!options.sweep.empty()) {
     return Sweep(options);
   }
   OFLITE_CHECK_OR_RETURN(!options.function.empty(), ValueError)
       << "bench: give a FUNCTION (or --sweep softmax)";
   OFLITE_CHECK_OR_RETURN(!options.shape.empty(), ValueError) << "bench: give --shape R,C[,...]";
-  OFLITE_CHECK_OR_RETURN(options.warmup >= 0 && options.reps >= 1, ValueError)
-      << "bench: --warmup must be >= 0 and --reps >= 1";
   Device device;
   OFLITE_ASSIGN_OR_RETURN(device, BenchDevice(options.device));
   DataType dtype;

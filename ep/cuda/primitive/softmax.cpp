@@ -49,7 +49,11 @@ template <typename T, SoftmaxAlgorithm kAlgorithm>
 Maybe<void> LaunchChecked(Stream* stream, size_t rows, size_t cols, const void* a, const void* dy,
                           void* out, softmax::LaunchInfo* info) {
   using D = typename DeviceTypeOf<T>::type;
+  OFLITE_CHECK_OR_RETURN(stream != nullptr && stream->device_type() == DeviceType::kCUDA,
+                         ValueError)
+      << "cuda softmax: needs a cuda stream";
   auto* cuda_stream = static_cast<CudaStream*>(stream);
+  OFLITE_JUST(cuda_stream->SetDevice());  // launches and occupancy queries go to its GPU
   return CudaCheck(
       softmax::Launch<D, ToKernelAlgorithm(kAlgorithm)>(
           cuda_stream->properties(), cuda_stream->cuda_stream(), static_cast<int64_t>(rows),

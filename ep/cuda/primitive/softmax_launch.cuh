@@ -59,7 +59,7 @@ cudaError_t LaunchWarp(const CudaDeviceProperties& props, cudaStream_t stream, i
         <<<static_cast<unsigned>(grid), block, 0, stream>>>(a, dy, out, rows, cols);
   }
   *info = {"warp", kPack, kWarpBlockThreads, kWidth, kColsPerThread, kRowsPerAccess};
-  return cudaPeekAtLastError();
+  return cudaGetLastError();
 }
 
 // Rows of at most 32 packs: one pack per lane, the group as narrow as the row, two rows each.
@@ -160,12 +160,16 @@ cudaError_t ChooseSmemBlockSize(const CudaDeviceProperties& props, bool backward
     if (err != cudaSuccess) {
       return err;
     }
-    if (smem + attr.sharedSizeBytes > props.shared_memory_per_block_optin) {
+    const size_t dynamic_limit = props.shared_memory_per_block_optin - attr.sharedSizeBytes;
+    if (smem > dynamic_limit) {
       continue;
     }
-    if (smem > props.shared_memory_per_block) {  // past 48 KB only after opting in
+    // The limit is one value per kernel: raise it once to the most the device allows, never
+    // to this size (a later, smaller size would lower it under an earlier, cached choice).
+    if (smem + attr.sharedSizeBytes > props.shared_memory_per_block &&
+        attr.maxDynamicSharedSizeBytes < static_cast<int>(dynamic_limit)) {
       err = cudaFuncSetAttribute(kernels[i], cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 static_cast<int>(smem));
+                                 static_cast<int>(dynamic_limit));
       if (err != cudaSuccess) {
         return err;
       }
@@ -199,7 +203,7 @@ cudaError_t LaunchBlockSmem(const CudaDeviceProperties& props, cudaStream_t stre
         <<<grid, kBlockSize, smem, stream>>>(a, dy, out, rows, cols);
   }
   *info = {"smem", kBlockPack<T>, kBlockSize, 0, 0, 0};
-  return cudaPeekAtLastError();
+  return cudaGetLastError();
 }
 
 // Launches the smem path if the row fits; *launched says whether it did.
@@ -207,7 +211,6 @@ template <typename T, Algorithm kAlgorithm>
 cudaError_t TryBlockSmemPath(const CudaDeviceProperties& props, cudaStream_t stream, int64_t rows,
                              int64_t cols, const T* a, const T* dy, T* out, LaunchInfo* info,
                              bool* launched) {
-  using C = typename ComputeTypeOf<T>::type;
   const size_t smem = SmemRowBytes<T>(cols) * (dy == nullptr ? 1 : 2);
   *launched = false;
   if (smem > props.shared_memory_per_block_optin) {
@@ -247,7 +250,7 @@ cudaError_t LaunchBlockUncached(const CudaDeviceProperties& props, cudaStream_t 
         <<<grid, kBlockSize, 0, stream>>>(a, dy, out, rows, cols);
   }
   *info = {"uncached", kBlockPack<T>, kBlockSize, 0, 0, 0};
-  return cudaPeekAtLastError();
+  return cudaGetLastError();
 }
 
 // ---- the dispatch ---------------------------------------------------------------------------
@@ -282,6 +285,15 @@ cudaError_t Launch(const CudaDeviceProperties& props, cudaStream_t stream, int64
     return LaunchBlockUncached<T, kAlgorithm>(props, stream, rows, cols, a, dy, out, info);
   }
 }
+
+// softmax_<dtype>.cu instantiates the launchers for its dtype with this one line.
+#define OFLITE_INSTANTIATE_SOFTMAX_LAUNCH(T)                                                       \
+  template cudaError_t Launch<T, Algorithm::kSoftmax>(const CudaDeviceProperties&, cudaStream_t,   \
+                                                      int64_t, int64_t, const T*, const T*, T*,    \
+                                                      SoftmaxImpl, LaunchInfo*);                   \
+  template cudaError_t Launch<T, Algorithm::kLogSoftmax>(const CudaDeviceProperties&,              \
+                                                         cudaStream_t, int64_t, int64_t, const T*, \
+                                                         const T*, T*, SoftmaxImpl, LaunchInfo*);
 
 }  // namespace softmax
 }  // namespace ep
