@@ -114,8 +114,8 @@ template <SoftmaxAlgorithm kAlgorithm>
 class CpuSoftmaxFactory final : public primitive::SoftmaxBaseFactory<kAlgorithm> {
  public:
   std::unique_ptr<primitive::SoftmaxBase<kAlgorithm>> New(DataType data_type) override {
-    return primitive::NewForFloating<primitive::SoftmaxBase<kAlgorithm>, Forward<kAlgorithm>::template Impl>(
-        data_type);
+    return primitive::NewForFloating<primitive::SoftmaxBase<kAlgorithm>,
+                                     Forward<kAlgorithm>::template Impl>(data_type);
   }
 };
 
@@ -124,7 +124,7 @@ class CpuSoftmaxBackwardFactory final : public primitive::SoftmaxBackwardBaseFac
  public:
   std::unique_ptr<primitive::SoftmaxBackwardBase<kAlgorithm>> New(DataType data_type) override {
     return primitive::NewForFloating<primitive::SoftmaxBackwardBase<kAlgorithm>,
-                          Backward<kAlgorithm>::template Impl>(data_type);
+                                     Backward<kAlgorithm>::template Impl>(data_type);
   }
 };
 

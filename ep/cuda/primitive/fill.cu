@@ -7,6 +7,7 @@
 #include <string>
 #include <type_traits>
 
+#include "ep/cuda/cuda_data_type.h"
 #include "ep/cuda/cuda_stream.h"
 #include "primitive/fill.h"
 
@@ -14,26 +15,12 @@ namespace oflite {
 namespace ep {
 namespace {
 
-// The device storage type of a dtype.
-template <typename T>
-struct CudaStorage {
-  using type = T;
-};
-template <>
-struct CudaStorage<float16> {
-  using type = __half;
-};
-template <>
-struct CudaStorage<bfloat16> {
-  using type = __nv_bfloat16;
-};
-
 // static_cast<T>(value), exactly as the CPU fill converts it: the half types go through the
 // host float16/bfloat16 conversion (double rounded to odd, then to nearest even in 16 bits, NaN
 // payload kept), whose bits then become the device type; cuda_fp16/cuda_bf16's own conversions
 // agree except that they turn every NaN into one canonical NaN.
 template <typename T>
-typename CudaStorage<T>::type ConvertFillValue(double value) {
+CudaType<T> ConvertFillValue(double value) {
   const T converted = static_cast<T>(value);
   if constexpr (std::is_same_v<T, float16>) {
     __half_raw raw;
@@ -84,7 +71,7 @@ class CudaFill final : public primitive::Fill {
     }
     auto* cuda_stream = static_cast<CudaStream*>(stream);
     OFLITE_JUST(cuda_stream->SetDevice());
-    using Storage = typename CudaStorage<T>::type;
+    using Storage = CudaType<T>;
     const int64_t elements = static_cast<int64_t>(count);
     FillKernel<Storage><<<FillBlocks(cuda_stream->properties(), elements), kBlockSize, 0,
                           cuda_stream->cuda_stream()>>>(static_cast<Storage*>(dst),

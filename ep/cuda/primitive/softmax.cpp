@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "ep/cuda/cuda_data_type.h"
 #include "ep/cuda/cuda_stream.h"
 #include "ep/cuda/primitive/softmax_launch.h"
 #include "primitive/floating_factory.h"
@@ -17,20 +18,6 @@ namespace ep {
 namespace {
 
 using primitive::SoftmaxAlgorithm;
-
-// Our host half types and CUDA's have the same layout; kernels use CUDA's.
-template <typename T>
-struct DeviceTypeOf {
-  using type = T;
-};
-template <>
-struct DeviceTypeOf<float16> {
-  using type = __half;
-};
-template <>
-struct DeviceTypeOf<bfloat16> {
-  using type = __nv_bfloat16;
-};
 
 constexpr softmax::Algorithm ToKernelAlgorithm(SoftmaxAlgorithm a) {
   return a == SoftmaxAlgorithm::kSoftmax ? softmax::Algorithm::kSoftmax
@@ -48,7 +35,7 @@ std::string PrimitiveName() {
 template <typename T, SoftmaxAlgorithm kAlgorithm>
 Maybe<void> LaunchChecked(Stream* stream, size_t rows, size_t cols, const void* a, const void* dy,
                           void* out, softmax::LaunchInfo* info) {
-  using D = typename DeviceTypeOf<T>::type;
+  using D = CudaType<T>;
   OFLITE_CHECK_OR_RETURN(stream != nullptr && stream->device_type() == DeviceType::kCUDA,
                          ValueError)
       << "cuda softmax: needs a cuda stream";
