@@ -318,7 +318,27 @@ __device__ __forceinline__ void ForEachInRow(const T* row, int64_t cols, F f) {
   for (int64_t c = threadIdx.x; c < head; c += blockDim.x) {
     f(c, &row[c], Count<1>());
   }
-  for (int64_t p = threadIdx.x; p < packs; p += blockDim.x) {
+  // Several packs per thread are loaded before any is used (4, then 2): with one load in
+  // flight per thread, a block path keeps too few bytes in flight to cover memory latency.
+  const int64_t stride = blockDim.x;
+  int64_t p = threadIdx.x;
+  auto unrolled = [&](auto unroll) {
+    constexpr int kUnroll = decltype(unroll)::value;
+    for (; p + (kUnroll - 1) * stride < packs; p += kUnroll * stride) {
+      Pack<T, kPack> v[kUnroll];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        v[u] = *reinterpret_cast<const Pack<T, kPack>*>(row + head + (p + u * stride) * kPack);
+      }
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        f(head + (p + u * stride) * kPack, v[u].elem, Count<kPack>());
+      }
+    }
+  };
+  unrolled(Count<4>());
+  unrolled(Count<2>());
+  for (; p < packs; p += stride) {
     const int64_t c0 = head + p * kPack;
     const Pack<T, kPack> pack = *reinterpret_cast<const Pack<T, kPack>*>(row + c0);
     f(c0, pack.elem, Count<kPack>());

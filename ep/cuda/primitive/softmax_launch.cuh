@@ -148,13 +148,15 @@ cudaError_t ChooseSmemBlockSize(const CudaDeviceProperties& props, bool backward
     *block_size = it->second;
     return cudaSuccess;
   }
-  void* kernels[] = {BlockSmemKernel<T, kAlgorithm, 128>(backward),
-                     BlockSmemKernel<T, kAlgorithm, 256>(backward),
-                     BlockSmemKernel<T, kAlgorithm, 512>(backward),
-                     BlockSmemKernel<T, kAlgorithm, 1024>(backward)};
-  const int sizes[] = {128, 256, 512, 1024};
+  // 64 joins the issue's 128..1024: rows of 1025-4096 columns then get 32 rows in flight
+  // per SM instead of 16, and each thread enough packs to unroll its loads.
+  void* kernels[] = {
+      BlockSmemKernel<T, kAlgorithm, 64>(backward), BlockSmemKernel<T, kAlgorithm, 128>(backward),
+      BlockSmemKernel<T, kAlgorithm, 256>(backward), BlockSmemKernel<T, kAlgorithm, 512>(backward),
+      BlockSmemKernel<T, kAlgorithm, 1024>(backward)};
+  const int sizes[] = {64, 128, 256, 512, 1024};
   int best = 0, best_blocks = 0;
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < 5; ++i) {
     cudaFuncAttributes attr;
     cudaError_t err = cudaFuncGetAttributes(&attr, kernels[i]);
     if (err != cudaSuccess) {
@@ -223,6 +225,8 @@ cudaError_t TryBlockSmemPath(const CudaDeviceProperties& props, cudaStream_t str
   }
   *launched = true;
   switch (block_size) {
+    case 64:
+      return LaunchBlockSmem<T, kAlgorithm, 64>(props, stream, rows, cols, a, dy, out, smem, info);
     case 128:
       return LaunchBlockSmem<T, kAlgorithm, 128>(props, stream, rows, cols, a, dy, out, smem, info);
     case 256:
