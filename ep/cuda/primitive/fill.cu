@@ -9,6 +9,7 @@
 
 #include "ep/cuda/cuda_data_type.h"
 #include "ep/cuda/cuda_stream.h"
+#include "ep/cuda/grid_size.h"
 #include "primitive/fill.h"
 
 namespace oflite {
@@ -45,14 +46,11 @@ __global__ void FillKernel(T* dst, T value, int64_t count) {
 }
 
 constexpr int kBlockSize = 256;
-constexpr int kWaves = 32;
 
-// Enough blocks for every element, but no more than kWaves full waves of the device.
+// Enough blocks for every element, but no more than GridSize allows.
 int FillBlocks(const CudaDeviceProperties& properties, int64_t count) {
-  const int64_t needed = (count + kBlockSize - 1) / kBlockSize;
-  const int64_t resident =
-      static_cast<int64_t>(properties.sm_count) * (properties.max_threads_per_sm / kBlockSize);
-  return static_cast<int>(std::max<int64_t>(1, std::min(needed, resident * kWaves)));
+  return static_cast<int>(GridSize(properties.sm_count, properties.max_threads_per_sm, kBlockSize,
+                                   (count + kBlockSize - 1) / kBlockSize));
 }
 
 template <typename T>

@@ -20,6 +20,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "ep/cuda/grid_size.h"
+
 namespace oflite {
 namespace ep {
 namespace permute_kernels {
@@ -29,7 +31,6 @@ constexpr int kMaxDims = 16;
 constexpr int kTileDim = 32;
 // Threads per block of the general kernel, and grid-stride waves of resident blocks.
 constexpr int kBlockSize = 256;
-constexpr int kWaves = 32;
 
 enum class PermutePath { kNone, kCopy, kTiled, kGeneral };
 
@@ -143,9 +144,7 @@ struct WordOf<16> {
 };
 
 inline int NumBlocks(int64_t blocks_of_work, int block_size, int sm_count, int max_threads_per_sm) {
-  const int64_t resident = static_cast<int64_t>(std::max(sm_count, 1)) *
-                           std::max(max_threads_per_sm / block_size, 1) * kWaves;
-  return static_cast<int>(std::max<int64_t>(1, std::min(blocks_of_work, resident)));
+  return static_cast<int>(GridSize(sm_count, max_threads_per_sm, block_size, blocks_of_work));
 }
 
 // ---------------------------------------------------------------------------------------------

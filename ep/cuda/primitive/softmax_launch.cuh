@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "ep/cuda/cuda_device_properties.h"
+#include "ep/cuda/grid_size.h"
 #include "ep/cuda/primitive/softmax_kernels.cuh"
 #include "ep/cuda/primitive/softmax_launch.h"
 #include "oneflow_lite/ep/softmax_impl.h"
@@ -30,12 +31,8 @@ struct ComputeTypeOf<double> {
 };
 
 constexpr int kMaxWarpCols = 1024;
-constexpr int kWaves = 32;  // blocks beyond one wave let the scheduler balance uneven rows
-
 inline int64_t GridSize(const CudaDeviceProperties& props, int block_threads, int64_t work) {
-  const int64_t resident =
-      static_cast<int64_t>(props.sm_count) * (props.max_threads_per_sm / block_threads) * kWaves;
-  return std::max<int64_t>(1, std::min(work, std::min<int64_t>(resident, INT32_MAX)));
+  return ep::GridSize(props.sm_count, props.max_threads_per_sm, block_threads, work);
 }
 
 // ---- warp path --------------------------------------------------------------------------
