@@ -118,6 +118,22 @@ __device__ __forceinline__ C GroupSum(C v) {
 
 // ---- warp implementation ----------------------------------------------------------------
 
+// Writes the packs lane `lane` owns in a row handled by a group of kWidth lanes (the layout the
+// warp kernels load in): g(p, out) fills the kPack values of the lane's p-th pack.
+template <int kPack, int kNumPacks, int kWidth, typename C, typename T, typename G>
+__device__ __forceinline__ void WriteGroupRow(T* row, int64_t cols, int lane, G g) {
+#pragma unroll
+  for (int p = 0; p < kNumPacks; ++p) {
+    const int64_t col = (static_cast<int64_t>(p) * kWidth + lane) * kPack;
+    if (col >= cols) {
+      continue;
+    }
+    C out[kPack];
+    g(p, out);
+    StorePack<kPack>(out, row + col);
+  }
+}
+
 // Block shape: (kWidth, kWarpBlockThreads / kWidth). Each group owns kRowsPerAccess rows at a
 // time; lane l holds columns (p * kWidth + l) * kPack + [0, kPack) for p < kColsPerThread/kPack,
 // so a group's loads for one p are contiguous and coalesced.
@@ -182,21 +198,14 @@ __global__ void __launch_bounds__(kWarpBlockThreads)
       if (row0 + r >= rows) {
         continue;
       }
-      T* row_y = y + (row0 + r) * cols;
+      WriteGroupRow<kPack, kNumPacks, kWidth, C>(
+          y + (row0 + r) * cols, cols, lane, [&](int p, C* out) {
 #pragma unroll
-      for (int p = 0; p < kNumPacks; ++p) {
-        const int64_t col = (static_cast<int64_t>(p) * kWidth + lane) * kPack;
-        if (col >= cols) {
-          continue;
-        }
-        C out[kPack];
-#pragma unroll
-        for (int i = 0; i < kPack; ++i) {
-          const C v = buf[r][p * kPack + i];
-          out[i] = kAlgorithm == Algorithm::kSoftmax ? v * scale : v - scale;
-        }
-        StorePack<kPack>(out, row_y + col);
-      }
+            for (int i = 0; i < kPack; ++i) {
+              const C v = buf[r][p * kPack + i];
+              out[i] = kAlgorithm == Algorithm::kSoftmax ? v * scale : v - scale;
+            }
+          });
     }
   }
 }
@@ -246,21 +255,15 @@ __global__ void __launch_bounds__(kWarpBlockThreads)
       if (row0 + r >= rows) {
         continue;
       }
-      T* row_dx = dx + (row0 + r) * cols;
+      WriteGroupRow<kPack, kNumPacks, kWidth, C>(
+          dx + (row0 + r) * cols, cols, lane, [&](int p, C* out) {
 #pragma unroll
-      for (int p = 0; p < kNumPacks; ++p) {
-        const int64_t col = (static_cast<int64_t>(p) * kWidth + lane) * kPack;
-        if (col >= cols) {
-          continue;
-        }
-        C out[kPack];
-#pragma unroll
-        for (int i = 0; i < kPack; ++i) {
-          const C yv = y_buf[r][p * kPack + i], dyv = dy_buf[r][p * kPack + i];
-          out[i] = kAlgorithm == Algorithm::kSoftmax ? yv * (dyv - sum[r]) : dyv - Exp(yv) * sum[r];
-        }
-        StorePack<kPack>(out, row_dx + col);
-      }
+            for (int i = 0; i < kPack; ++i) {
+              const C yv = y_buf[r][p * kPack + i], dyv = dy_buf[r][p * kPack + i];
+              out[i] =
+                  kAlgorithm == Algorithm::kSoftmax ? yv * (dyv - sum[r]) : dyv - Exp(yv) * sum[r];
+            }
+          });
     }
   }
 }
