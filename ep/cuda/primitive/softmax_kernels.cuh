@@ -56,6 +56,25 @@ __device__ __forceinline__ float Exp(float v) { return expf(v); }
 __device__ __forceinline__ double Exp(double v) { return exp(v); }
 __device__ __forceinline__ float Log(float v) { return logf(v); }
 __device__ __forceinline__ double Log(double v) { return log(v); }
+// exp(d) for outputs stored as T. 16-bit types get exp2f of d * log2(e): one multiply and the
+// hardware exp2 instead of expf's eight-instruction range reduction (16-bit rows are bound by
+// instruction issue, not memory). The rounded product adds a relative error of |d| * 2^-24 at
+// most (under 7e-6 down to float's smallest results), far below float16's and bfloat16's
+// rounding; float32 and float64 keep the accurate exp, which their tolerance (1e-5, 1e-12)
+// needs.
+template <typename T>
+__device__ __forceinline__ float ExpFor(float d) {
+  if constexpr (sizeof(T) == 2) {
+    return exp2f(d * 1.4426950408889634f);
+  } else {
+    return Exp(d);
+  }
+}
+template <typename T>
+__device__ __forceinline__ double ExpFor(double d) {
+  return Exp(d);
+}
+
 template <typename C>
 __device__ __forceinline__ C Max(C a, C b) {
   return a > b ? a : b;  // a NaN is carried by the sum instead
@@ -65,10 +84,12 @@ __device__ __forceinline__ C NegativeInfinity() {
   return static_cast<C>(-INFINITY);
 }
 
-// Row sums of log_softmax accumulate in double: log(sum) of a float sum near 1 keeps only
-// float's absolute precision, a large relative error in outputs near 0.
-template <typename C, Algorithm kAlgorithm>
-using SumType = std::conditional_t<kAlgorithm == Algorithm::kLogSoftmax, double, C>;
+// Row sums of float32 log_softmax accumulate in double: log(sum) of a float sum near 1 keeps
+// only float's absolute precision, a large relative error in float32 outputs near 0. For
+// 16-bit outputs that error is far below their rounding, and float sums are cheaper.
+template <typename T, typename C, Algorithm kAlgorithm>
+using SumType =
+    std::conditional_t<kAlgorithm == Algorithm::kLogSoftmax && std::is_same_v<T, float>, double, C>;
 
 // ---- packs: kPack elements moved as one aligned access (16 bytes at most) -----------------
 
@@ -86,12 +107,27 @@ __device__ __forceinline__ void LoadPack(const T* src, C* dst) {
   }
 }
 
+// Two floats into two adjacent 16-bit values with one paired conversion instruction.
+__device__ __forceinline__ void FromCompute2(float a, float b, __half* out) {
+  *reinterpret_cast<__half2*>(out) = __floats2half2_rn(a, b);
+}
+__device__ __forceinline__ void FromCompute2(float a, float b, __nv_bfloat16* out) {
+  *reinterpret_cast<__nv_bfloat162*>(out) = __floats2bfloat162_rn(a, b);
+}
+
 template <int kPack, typename T, typename C>
 __device__ __forceinline__ void StorePack(const C* src, T* dst) {
   Pack<T, kPack> pack;
+  if constexpr (sizeof(T) == 2 && kPack % 2 == 0) {
 #pragma unroll
-  for (int i = 0; i < kPack; ++i) {
-    pack.elem[i] = FromCompute<T>(src[i]);
+    for (int i = 0; i < kPack; i += 2) {
+      FromCompute2(src[i], src[i + 1], &pack.elem[i]);
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < kPack; ++i) {
+      pack.elem[i] = FromCompute<T>(src[i]);
+    }
   }
   *reinterpret_cast<Pack<T, kPack>*>(dst) = pack;
 }
@@ -173,7 +209,7 @@ __global__ void __launch_bounds__(kWarpBlockThreads)
         }
       }
     }
-    SumType<C, kAlgorithm> sum[kRowsPerAccess];
+    SumType<T, C, kAlgorithm> sum[kRowsPerAccess];
 #pragma unroll
     for (int r = 0; r < kRowsPerAccess; ++r) {
       max[r] = GroupMax<kWidth>(max[r]);
@@ -183,11 +219,11 @@ __global__ void __launch_bounds__(kWarpBlockThreads)
         // padding columns hold -inf: exp(-inf - max) is 0 unless the whole row is -inf, and
         // then the row is NaN anyway
         if (kAlgorithm == Algorithm::kSoftmax) {
-          buf[r][c] = Exp(buf[r][c] - max[r]);
+          buf[r][c] = ExpFor<T>(buf[r][c] - max[r]);
           sum[r] += buf[r][c];
         } else {
           buf[r][c] -= max[r];
-          sum[r] += Exp(buf[r][c]);
+          sum[r] += ExpFor<T>(buf[r][c]);
         }
       }
     }
@@ -260,8 +296,8 @@ __global__ void __launch_bounds__(kWarpBlockThreads)
 #pragma unroll
             for (int i = 0; i < kPack; ++i) {
               const C yv = y_buf[r][p * kPack + i], dyv = dy_buf[r][p * kPack + i];
-              out[i] =
-                  kAlgorithm == Algorithm::kSoftmax ? yv * (dyv - sum[r]) : dyv - Exp(yv) * sum[r];
+              out[i] = kAlgorithm == Algorithm::kSoftmax ? yv * (dyv - sum[r])
+                                                         : dyv - ExpFor<T>(yv) * sum[r];
             }
           });
     }
@@ -484,11 +520,11 @@ __global__ void __launch_bounds__(kBlockSize)
       }
     });
     max = BlockAllReduce<kBlockSize>(max, MaxOp());  // also orders the stores above
-    SumType<C, kAlgorithm> sum = 0;
+    SumType<T, C, kAlgorithm> sum = 0;
     buf.template ForEach<kPack>(cols, [&](int64_t, const T* v, auto n) {
 #pragma unroll
       for (int i = 0; i < decltype(n)::value; ++i) {
-        sum += Exp(ToCompute(v[i]) - max);
+        sum += ExpFor<T>(ToCompute(v[i]) - max);
       }
     });
     sum = BlockAllReduce<kBlockSize>(sum, SumOp());
@@ -508,7 +544,7 @@ __global__ void __launch_bounds__(kBlockSize)
 #pragma unroll
       for (int i = 0; i < N; ++i) {
         const C d = ToCompute(raw[i]) - max;
-        v[i] = kAlgorithm == Algorithm::kSoftmax ? Exp(d) * scale : d - scale;
+        v[i] = kAlgorithm == Algorithm::kSoftmax ? ExpFor<T>(d) * scale : d - scale;
       }
     });
     __syncthreads();  // the next row overwrites buf
@@ -544,7 +580,7 @@ __global__ void __launch_bounds__(kBlockSize)
 #pragma unroll
       for (int i = 0; i < decltype(n)::value; ++i) {
         const C yv = ToCompute(y_buf[c + i]), dyv = ToCompute(dy_buf[c + i]);
-        v[i] = kAlgorithm == Algorithm::kSoftmax ? yv * (dyv - sum) : dyv - Exp(yv) * sum;
+        v[i] = kAlgorithm == Algorithm::kSoftmax ? yv * (dyv - sum) : dyv - ExpFor<T>(yv) * sum;
       }
     });
     __syncthreads();
@@ -590,7 +626,7 @@ template <typename T, typename C, Algorithm kAlgorithm, int kBlockSize>
 __global__ void __launch_bounds__(kBlockSize)
     BlockUncachedSoftmaxKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows,
                                int64_t cols) {
-  using S = SumType<C, kAlgorithm>;
+  using S = SumType<T, C, kAlgorithm>;
   constexpr int kPack = kBlockPack<T>;
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const T* row_x = x + row * cols;
@@ -609,7 +645,7 @@ __global__ void __launch_bounds__(kBlockSize)
 #pragma unroll
       for (int i = 0; i < decltype(n)::value; ++i) {
         const C d = ToCompute(row_x[c + i]) - max;
-        v[i] = kAlgorithm == Algorithm::kSoftmax ? Exp(d) * scale : d - scale;
+        v[i] = kAlgorithm == Algorithm::kSoftmax ? ExpFor<T>(d) * scale : d - scale;
       }
     });
   }
@@ -641,7 +677,7 @@ __global__ void __launch_bounds__(kBlockSize)
 #pragma unroll
       for (int i = 0; i < decltype(n)::value; ++i) {
         const C yv = ToCompute(row_y[c + i]), dyv = ToCompute(row_dy[c + i]);
-        v[i] = kAlgorithm == Algorithm::kSoftmax ? yv * (dyv - sum) : dyv - Exp(yv) * sum;
+        v[i] = kAlgorithm == Algorithm::kSoftmax ? yv * (dyv - sum) : dyv - ExpFor<T>(yv) * sum;
       }
     });
   }
