@@ -4,8 +4,11 @@
 // of more than 2^31 elements is right. Skips itself where no GPU is visible.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <utility>
+#include <vector>
 
 #include "oneflow_lite/ep/softmax_impl.h"
 #include "primitive/memcpy.h"
@@ -184,25 +187,42 @@ TEST_F(CudaSoftmaxTest, SharedMemorySizesInAnyOrder) {
   }
 }
 
-TEST_F(CudaSoftmaxTest, SpecialValuesAgreeWithTheCpu) {
+// Rows of 3 hold the specials in scalar accesses; rows of 24 put them inside packs.
+std::vector<std::pair<Shape, std::vector<double>>> SpecialValueCases() {
   const double inf = INFINITY, nan = NAN;
-  const std::vector<double> row_values = {1, inf, 2, -inf, -inf, -inf, 1, nan, 3, -inf, 0, 0};
-  for (SoftmaxImpl impl :
-       {SoftmaxImpl::kWarp, SoftmaxImpl::kBlockSmem, SoftmaxImpl::kBlockUncached}) {
-    ep::ScopedSoftmaxImpl forced(impl);
-    for (DataType dtype : FloatingDataTypes()) {
-      for (bool log : {false, true}) {
-        const Tensor x = MakeTensor(row_values, Shape{4, 3}, dtype);
-        const std::vector<double> cpu =
-            ToDoubles(Unwrap(log ? functional::LogSoftmax(x, 1) : functional::Softmax(x, 1)));
-        const RunResult cuda = RunOnCuda({x}, log, false, 1);
-        for (size_t i = 0; i < cpu.size(); ++i) {
-          if (std::isnan(cpu[i])) {
-            EXPECT_TRUE(std::isnan(cuda.values[i])) << i << " " << cuda.launch;
-          } else if (std::isinf(cpu[i])) {  // log_softmax of a -inf among finite values
-            EXPECT_EQ(cuda.values[i], cpu[i]) << i << " " << cuda.launch;
-          } else {
-            EXPECT_NEAR(cuda.values[i], cpu[i], 1e-3) << i << " " << cuda.launch;
+  std::vector<std::pair<Shape, std::vector<double>>> cases = {
+      {Shape{4, 3}, {1, inf, 2, -inf, -inf, -inf, 1, nan, 3, -inf, 0, 0}}};
+  std::vector<double> wide(4 * 24);
+  for (size_t i = 0; i < wide.size(); ++i) {
+    wide[i] = static_cast<double>(i % 7) - 3;
+  }
+  wide[9] = inf;                                          // row 0: +inf mid-pack
+  wide[24 + 13] = nan;                                    // row 1: NaN mid-pack
+  std::fill(wide.begin() + 48, wide.begin() + 72, -inf);  // row 2: only -inf
+  std::fill(wide.begin() + 72, wide.begin() + 88, -inf);  // row 3: -inf packs, then finite
+  cases.push_back({Shape{4, 24}, wide});
+  return cases;
+}
+
+TEST_F(CudaSoftmaxTest, SpecialValuesAgreeWithTheCpu) {
+  for (const auto& [shape, row_values] : SpecialValueCases()) {
+    for (SoftmaxImpl impl :
+         {SoftmaxImpl::kWarp, SoftmaxImpl::kBlockSmem, SoftmaxImpl::kBlockUncached}) {
+      ep::ScopedSoftmaxImpl forced(impl);
+      for (DataType dtype : FloatingDataTypes()) {
+        for (bool log : {false, true}) {
+          const Tensor x = MakeTensor(row_values, shape, dtype);
+          const std::vector<double> cpu =
+              ToDoubles(Unwrap(log ? functional::LogSoftmax(x, 1) : functional::Softmax(x, 1)));
+          const RunResult cuda = RunOnCuda({x}, log, false, 1);
+          for (size_t i = 0; i < cpu.size(); ++i) {
+            if (std::isnan(cpu[i])) {
+              EXPECT_TRUE(std::isnan(cuda.values[i])) << i << " " << cuda.launch;
+            } else if (std::isinf(cpu[i])) {  // log_softmax of a -inf among finite values
+              EXPECT_EQ(cuda.values[i], cpu[i]) << i << " " << cuda.launch;
+            } else {
+              EXPECT_NEAR(cuda.values[i], cpu[i], 1e-3) << i << " " << cuda.launch;
+            }
           }
         }
       }

@@ -592,23 +592,35 @@ __global__ void __launch_bounds__(kBlockSize)
 // Running (max, sum of exp(v - max)) over a stream of values, merged across threads. Written
 // so that the specials match the two-pass formula: a NaN or +inf makes the sum NaN; -inf
 // values add nothing (a row of only -inf ends with sum 0, and its outputs NaN). Rescaling
-// skips a zero sum (0 * exp(-inf - -inf) would be NaN) but never a NaN one: a NaN leaves the
-// max at -inf, and its sum must survive the merge.
+// skips a zero sum (0 * exp(-inf - -inf) would be NaN) but never a NaN one: the max a NaN
+// leaves behind is arbitrary, so the NaN sum must survive the merge.
 template <typename C, typename S>
 struct MaxSum {
   C max;
   S sum;
 };
 
-template <typename C, typename S>
-__device__ __forceinline__ void Accumulate(MaxSum<C, S>& acc, C v) {
-  if (v > acc.max) {
-    // exp(v - v) rather than 1: NaN for v = +inf, as exp(x - max) is in two passes
-    acc.sum = (acc.sum == S(0) ? S(0) : acc.sum * Exp(S(acc.max - v))) + Exp(S(v - v));
-    acc.max = v;
-  } else if (!(v == NegativeInfinity<C>() && acc.max == NegativeInfinity<C>())) {
-    acc.sum += Exp(S(v - acc.max));
+// Folds n values into acc: the pack's max first, then one rescale of the running sum and one
+// exp per value (a branch and up to two exps per value when folded one by one).
+template <typename T, typename C, typename S, int N>
+__device__ __forceinline__ void AccumulatePack(MaxSum<C, S>& acc, const T* v) {
+  C x[N];
+  C max = acc.max;
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+    x[i] = ToCompute(v[i]);
+    max = Max(max, x[i]);
   }
+  if (max == NegativeInfinity<C>()) {
+    return;  // only -inf so far: nothing to add
+  }
+  // exp(v - max) with max = +inf is NaN for v = +inf, as in two passes
+  S sum = acc.sum == S(0) ? S(0) : acc.sum * Exp(S(acc.max - max));
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+    sum += ExpFor<T>(x[i] - max);
+  }
+  acc = {max, sum};
 }
 
 struct MaxSumOp {
@@ -632,10 +644,7 @@ __global__ void __launch_bounds__(kBlockSize)
     const T* row_x = x + row * cols;
     MaxSum<C, S> acc{NegativeInfinity<C>(), S(0)};
     ForEachInRow<kPack>(row_x, cols, [&](int64_t, const T* v, auto n) {
-#pragma unroll
-      for (int i = 0; i < decltype(n)::value; ++i) {
-        Accumulate(acc, ToCompute(v[i]));
-      }
+      AccumulatePack<T, C, S, decltype(n)::value>(acc, v);
     });
     acc = BlockAllReduce<kBlockSize>(acc, MaxSumOp());
     const C max = acc.max;
