@@ -1,0 +1,85 @@
+#include "primitive/broadcast_dims.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace oflite {
+namespace primitive {
+namespace {
+
+std::string ShapeText(const std::vector<int64_t>& dims) {
+  std::ostringstream os;
+  os << "(";
+  for (size_t i = 0; i < dims.size(); ++i) {
+    os << (i ? ", " : "") << dims[i];
+  }
+  os << (dims.size() == 1 ? ",)" : ")");
+  return os.str();
+}
+
+int64_t Count(const std::vector<int64_t>& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    n *= d;
+  }
+  return n;
+}
+
+}  // namespace
+
+int64_t BroadcastDims::dst_count() const { return Count(dst); }
+bool BroadcastDims::src0_single() const { return Count(src0) == 1; }
+bool BroadcastDims::src1_single() const { return Count(src1) == 1; }
+
+Maybe<std::vector<int64_t>> BroadcastShape(const std::vector<int64_t>& a,
+                                           const std::vector<int64_t>& b) {
+  const size_t rank = std::max(a.size(), b.size());
+  std::vector<int64_t> out(rank);
+  for (size_t i = 0; i < rank; ++i) {  // i counts from the right
+    const int64_t da = i < a.size() ? a[a.size() - 1 - i] : 1;
+    const int64_t db = i < b.size() ? b[b.size() - 1 - i] : 1;
+    OFLITE_CHECK_OR_RETURN(da == db || da == 1 || db == 1, ValueError)
+        << "shapes " << ShapeText(a) << " and " << ShapeText(b) << " do not broadcast: dim " << da
+        << " against " << db << " (expected equal, or 1)";
+    out[rank - 1 - i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+Maybe<BroadcastDims> SimplifyBroadcastDims(size_t num_src0_dims, const int64_t* src0_dims,
+                                           size_t num_src1_dims, const int64_t* src1_dims) {
+  const std::vector<int64_t> a(src0_dims, src0_dims + num_src0_dims);
+  const std::vector<int64_t> b(src1_dims, src1_dims + num_src1_dims);
+  std::vector<int64_t> dst;
+  OFLITE_ASSIGN_OR_RETURN(dst, BroadcastShape(a, b));
+  BroadcastDims out;
+  // Whether each operand broadcasts along the previous kept dim; a merge needs both to match.
+  bool prev_a_broadcast = false, prev_b_broadcast = false;
+  for (size_t i = 0; i < dst.size(); ++i) {
+    if (dst[i] == 1) {
+      continue;  // size-1 result dims carry no index
+    }
+    const size_t off_a = dst.size() - a.size(), off_b = dst.size() - b.size();
+    const int64_t da = i >= off_a ? a[i - off_a] : 1;
+    const int64_t db = i >= off_b ? b[i - off_b] : 1;
+    const bool a_broadcast = da != dst[i], b_broadcast = db != dst[i];
+    if (!out.dst.empty() && a_broadcast == prev_a_broadcast && b_broadcast == prev_b_broadcast) {
+      out.dst.back() *= dst[i];
+      out.src0.back() *= da;
+      out.src1.back() *= db;
+    } else {
+      out.dst.push_back(dst[i]);
+      out.src0.push_back(da);
+      out.src1.push_back(db);
+    }
+    prev_a_broadcast = a_broadcast;
+    prev_b_broadcast = b_broadcast;
+  }
+  if (out.dst.empty()) {  // every dim 1 (or rank 0): one element
+    out.dst = out.src0 = out.src1 = {1};
+  }
+  return out;
+}
+
+}  // namespace primitive
+}  // namespace oflite
