@@ -3,9 +3,11 @@
 #define ONEFLOW_LITE_FUNCTIONAL_FUNCTIONAL_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "oneflow_lite/common/maybe.h"
+#include "oneflow_lite/common/scalar.h"
 #include "oneflow_lite/framework/tensor.h"
 
 namespace oflite {
@@ -23,6 +25,57 @@ Maybe<Tensor> LogSoftmaxGrad(const Tensor& y, const Tensor& dy, int64_t dim);
 Maybe<Tensor> Transpose(const Tensor& x, const std::vector<int64_t>& perm);
 // PyTorch's name for the same call.
 Maybe<Tensor> Permute(const Tensor& x, const std::vector<int64_t>& dims);
+
+// ---- elementwise math (issue 4) ----------------------------------------------------------
+// Binary ops broadcast as NumPy and PyTorch do and promote dtypes as PyTorch does
+// (oneflow_lite/common/type_promotion.h); a Scalar operand never widens a tensor's dtype within
+// its kind. Div is true division: integer operands give float32. Comparisons give bool.
+#define OFLITE_DECLARE_BINARY_FUNCTION(Name)            \
+  Maybe<Tensor> Name(const Tensor& x, const Tensor& y); \
+  Maybe<Tensor> Name(const Tensor& x, const Scalar& y); \
+  Maybe<Tensor> Name(const Scalar& x, const Tensor& y);
+OFLITE_DECLARE_BINARY_FUNCTION(Add)
+OFLITE_DECLARE_BINARY_FUNCTION(Sub)
+OFLITE_DECLARE_BINARY_FUNCTION(Mul)
+OFLITE_DECLARE_BINARY_FUNCTION(Div)
+OFLITE_DECLARE_BINARY_FUNCTION(Maximum)
+OFLITE_DECLARE_BINARY_FUNCTION(Minimum)
+OFLITE_DECLARE_BINARY_FUNCTION(Pow)
+OFLITE_DECLARE_BINARY_FUNCTION(Eq)
+OFLITE_DECLARE_BINARY_FUNCTION(Ne)
+OFLITE_DECLARE_BINARY_FUNCTION(Lt)
+OFLITE_DECLARE_BINARY_FUNCTION(Le)
+OFLITE_DECLARE_BINARY_FUNCTION(Gt)
+OFLITE_DECLARE_BINARY_FUNCTION(Ge)
+#undef OFLITE_DECLARE_BINARY_FUNCTION
+
+// Unary math. Exp, Log, Sqrt, Rsqrt, Sigmoid and Tanh of an integer or bool tensor give float32
+// (as PyTorch); Gelu, Silu and LeakyRelu take floating tensors only; Neg, Abs and Relu keep
+// integer dtypes and refuse bool. approximate is "none" (erf form) or "tanh".
+Maybe<Tensor> Neg(const Tensor& x);
+Maybe<Tensor> Abs(const Tensor& x);
+Maybe<Tensor> Exp(const Tensor& x);
+Maybe<Tensor> Log(const Tensor& x);
+Maybe<Tensor> Sqrt(const Tensor& x);
+Maybe<Tensor> Rsqrt(const Tensor& x);
+Maybe<Tensor> Sigmoid(const Tensor& x);
+Maybe<Tensor> Tanh(const Tensor& x);
+Maybe<Tensor> Relu(const Tensor& x);
+Maybe<Tensor> Gelu(const Tensor& x, const std::string& approximate = "none");
+Maybe<Tensor> Silu(const Tensor& x);
+Maybe<Tensor> LeakyRelu(const Tensor& x, double alpha = 0.01);
+
+// Gradients: dy with the forward output y (relu, sigmoid, tanh) or input x (gelu, silu,
+// leaky_relu); same shape and floating dtype.
+Maybe<Tensor> ReluGrad(const Tensor& dy, const Tensor& y);
+Maybe<Tensor> SigmoidGrad(const Tensor& dy, const Tensor& y);
+Maybe<Tensor> TanhGrad(const Tensor& dy, const Tensor& y);
+Maybe<Tensor> GeluGrad(const Tensor& dy, const Tensor& x, const std::string& approximate = "none");
+Maybe<Tensor> SiluGrad(const Tensor& dy, const Tensor& x);
+Maybe<Tensor> LeakyReluGrad(const Tensor& dy, const Tensor& x, double alpha = 0.01);
+
+// x converted to dtype (primitive/elementwise_functors.h, CastValue, states the rules).
+Maybe<Tensor> Cast(const Tensor& x, DataType dtype);
 
 }  // namespace functional
 }  // namespace oflite
