@@ -38,6 +38,9 @@ class KernelComputeContext {
 
   const Tensor& Input(const std::string& name) const;
   const Tensor& Output(const std::string& name) const;
+  // By position in the schema's order, for kernels shared by ops with different arg names.
+  const Tensor& InputAt(size_t i) const { return inputs_->at(i); }
+  const Tensor& OutputAt(size_t i) const { return outputs_->at(i); }
   const AttrMap& attrs() const { return *attrs_; }
   ep::Stream* stream() const { return stream_; }
   DeviceType device_type() const;

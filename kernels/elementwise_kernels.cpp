@@ -1,0 +1,157 @@
+// Kernels of the elementwise ops: each builds one primitive (broadcast binary, unary or cast)
+// for its op, dtypes and attrs, and launches it. Registered from the op lists, so every op
+// type gets its kernel without a class per op.
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "oneflow_lite/framework/op_kernel.h"
+#include "ops/elementwise_ops.h"
+#include "primitive/broadcast_elementwise_binary.h"
+#include "primitive/cast.h"
+#include "primitive/elementwise_unary.h"
+
+namespace oflite {
+namespace kernels {
+namespace {
+
+using primitive::BinaryOp;
+using primitive::UnaryOp;
+
+bool IsTanhForm(const AttrMap& attrs) {
+  auto form = attrs.Get<std::string>(ops::kApproximate);
+  return form.ok() && form.value() == "tanh";
+}
+
+double Alpha(const AttrMap& attrs) {
+  auto alpha = attrs.Get<double>(ops::kAlpha);
+  return alpha.ok() ? alpha.value() : 0.0;
+}
+
+// The primitive op and attr an op type runs as: gelu's approximate picks the form.
+std::pair<BinaryOp, double> Resolve(BinaryOp op, const AttrMap& attrs) {
+  if (op == BinaryOp::kGeluGrad && IsTanhForm(attrs)) {
+    return {BinaryOp::kGeluTanhGrad, 0.0};
+  }
+  return {op, op == BinaryOp::kLeakyReluGrad ? Alpha(attrs) : 0.0};
+}
+
+std::pair<UnaryOp, double> Resolve(UnaryOp op, const AttrMap& attrs) {
+  if (op == UnaryOp::kGelu && IsTanhForm(attrs)) {
+    return {UnaryOp::kGeluTanh, 0.0};
+  }
+  return {op, op == UnaryOp::kLeakyRelu ? Alpha(attrs) : 0.0};
+}
+
+class BinaryKernel final : public OpKernel {
+ public:
+  explicit BinaryKernel(BinaryOp op) : op_(op) {}
+
+  // Ranks are not known at match time: 16 covers what providers index (a rank they cannot
+  // handle is reported by Compute).
+  std::unique_ptr<primitive::BroadcastElementwiseBinary> New(DeviceType device, DataType src,
+                                                             DataType dst, size_t rank,
+                                                             const AttrMap& attrs) const {
+    const auto [op, attr] = Resolve(op_, attrs);
+    return primitive::NewPrimitive<primitive::BroadcastElementwiseBinaryFactory>(device, op, src,
+                                                                                 dst, rank, attr);
+  }
+
+  bool IsMatched(const KernelMatchContext& ctx) const {
+    return New(ctx.device_type, ctx.input_dtypes[0], ctx.output_dtypes[0], 1, *ctx.attrs) !=
+           nullptr;
+  }
+
+  Maybe<void> Compute(KernelComputeContext* ctx) const override {
+    const Tensor& a = ctx->InputAt(0);
+    const Tensor& b = ctx->InputAt(1);
+    const Tensor& out = ctx->OutputAt(0);
+    const size_t rank = static_cast<size_t>(std::max<int64_t>({a.rank(), b.rank(), 1}));
+    auto binary = New(ctx->device_type(), a.dtype(), out.dtype(), rank, ctx->attrs());
+    OFLITE_CHECK_OR_RETURN(binary != nullptr, NotImplemented)
+        << primitive::BinaryOpName(op_) << ": no primitive on "
+        << DeviceTypeName(ctx->device_type()) << " for " << a.dtype() << " at rank " << rank;
+    OFLITE_JUST(binary->Launch(ctx->stream(), a.shape().dims().size(), a.shape().dims().data(),
+                               a.data(), b.shape().dims().size(), b.shape().dims().data(), b.data(),
+                               out.mut_data()));
+    ctx->NotePrimitive(binary->LaunchDescription());
+    return Ok();
+  }
+
+ private:
+  BinaryOp op_;
+};
+
+class UnaryKernel final : public OpKernel {
+ public:
+  explicit UnaryKernel(UnaryOp op) : op_(op) {}
+
+  std::unique_ptr<primitive::ElementwiseUnary> New(DeviceType device, DataType dtype,
+                                                   const AttrMap& attrs) const {
+    const auto [op, attr] = Resolve(op_, attrs);
+    return primitive::NewPrimitive<primitive::ElementwiseUnaryFactory>(device, op, dtype, attr);
+  }
+
+  bool IsMatched(const KernelMatchContext& ctx) const {
+    return New(ctx.device_type, ctx.input_dtypes[0], *ctx.attrs) != nullptr;
+  }
+
+  Maybe<void> Compute(KernelComputeContext* ctx) const override {
+    const Tensor& x = ctx->InputAt(0);
+    const Tensor& y = ctx->OutputAt(0);
+    auto unary = New(ctx->device_type(), x.dtype(), ctx->attrs());
+    OFLITE_CHECK_OR_RETURN(unary != nullptr, RuntimeError) << "matched kernel lost its primitive";
+    OFLITE_JUST(unary->Launch(ctx->stream(), x.data(), y.mut_data(),
+                              static_cast<size_t>(x.shape().elem_cnt())));
+    ctx->NotePrimitive(unary->LaunchDescription());
+    return Ok();
+  }
+
+ private:
+  UnaryOp op_;
+};
+
+class CastKernel final : public OpKernel {
+ public:
+  static bool IsMatched(const KernelMatchContext& ctx) {
+    return primitive::NewPrimitive<primitive::CastFactory>(ctx.device_type, ctx.input_dtypes[0],
+                                                           ctx.output_dtypes[0]) != nullptr;
+  }
+
+  Maybe<void> Compute(KernelComputeContext* ctx) const override {
+    const Tensor& x = ctx->Input(ops::kCastX);
+    const Tensor& y = ctx->Output(ops::kCastY);
+    auto cast =
+        primitive::NewPrimitive<primitive::CastFactory>(ctx->device_type(), x.dtype(), y.dtype());
+    OFLITE_CHECK_OR_RETURN(cast != nullptr, RuntimeError) << "matched kernel lost its primitive";
+    OFLITE_JUST(cast->Launch(ctx->stream(), x.data(), y.mut_data(),
+                             static_cast<size_t>(x.shape().elem_cnt())));
+    ctx->NotePrimitive(cast->LaunchDescription());
+    return Ok();
+  }
+};
+
+template <typename KernelT, typename Op>
+void RegisterKernel(const char* op_type, const char* name, Op op) {
+  auto kernel = std::make_shared<KernelT>(op);
+  KernelRegistry::Global().Register(
+      {op_type, name, [kernel](const KernelMatchContext& ctx) { return kernel->IsMatched(ctx); },
+       kernel});
+}
+
+const bool kElementwiseKernelsRegistered = [] {
+  for (BinaryOp op : ops::BinaryOpTypes()) {
+    RegisterKernel<BinaryKernel>(primitive::BinaryOpName(op), "BroadcastElementwiseBinaryKernel",
+                                 op);
+  }
+  for (UnaryOp op : ops::UnaryOpTypes()) {
+    RegisterKernel<UnaryKernel>(primitive::UnaryOpName(op), "ElementwiseUnaryKernel", op);
+  }
+  return true;
+}();
+
+OFLITE_REGISTER_KERNEL(ops::kCastOp, CastKernel);
+
+}  // namespace
+}  // namespace kernels
+}  // namespace oflite

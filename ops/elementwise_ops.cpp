@@ -1,0 +1,287 @@
+#include "ops/elementwise_ops.h"
+
+#include <string>
+#include <vector>
+
+#include "oneflow_lite/framework/op_registry.h"
+#include "primitive/broadcast_dims.h"
+
+namespace oflite {
+namespace ops {
+
+using primitive::BinaryOp;
+using primitive::UnaryOp;
+
+bool IsGradOp(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::kReluGrad:
+    case BinaryOp::kSigmoidGrad:
+    case BinaryOp::kTanhGrad:
+    case BinaryOp::kGeluGrad:
+    case BinaryOp::kGeluTanhGrad:
+    case BinaryOp::kSiluGrad:
+    case BinaryOp::kLeakyReluGrad:
+      return true;
+    default:
+      return false;
+  }
+}
+
+const std::vector<BinaryOp>& BinaryOpTypes() {
+  static const std::vector<BinaryOp> ops = [] {
+    std::vector<BinaryOp> all;
+#define OFLITE_BINARY_OP_TYPE(enumerator, name) \
+  if (BinaryOp::enumerator != BinaryOp::kGeluTanhGrad) all.push_back(BinaryOp::enumerator);
+    OFLITE_BINARY_OP_LIST(OFLITE_BINARY_OP_TYPE)
+#undef OFLITE_BINARY_OP_TYPE
+    return all;
+  }();
+  return ops;
+}
+
+const std::vector<UnaryOp>& UnaryOpTypes() {
+  static const std::vector<UnaryOp> ops = [] {
+    std::vector<UnaryOp> all;
+#define OFLITE_UNARY_OP_TYPE(enumerator, name) \
+  if (UnaryOp::enumerator != UnaryOp::kGeluTanh) all.push_back(UnaryOp::enumerator);
+    OFLITE_UNARY_OP_LIST(OFLITE_UNARY_OP_TYPE)
+#undef OFLITE_UNARY_OP_TYPE
+    return all;
+  }();
+  return ops;
+}
+
+bool BinaryOpAccepts(BinaryOp op, DataType dtype) {
+  if (op == BinaryOp::kDiv || IsGradOp(op)) {
+    return IsFloatingDataType(dtype);
+  }
+  if (dtype == DataType::kBool) {
+    return op != BinaryOp::kSub && op != BinaryOp::kPow;
+  }
+  return true;
+}
+
+bool UnaryOpAccepts(UnaryOp op, DataType dtype) {
+  switch (op) {
+    case UnaryOp::kNeg:
+    case UnaryOp::kAbs:
+    case UnaryOp::kRelu:
+      return dtype != DataType::kBool;
+    default:
+      return IsFloatingDataType(dtype);
+  }
+}
+
+namespace {
+
+// ---- inference ------------------------------------------------------------------------------
+
+Maybe<void> CheckApproximate(const InferContext& ctx) {
+  std::string form;
+  OFLITE_ASSIGN_OR_RETURN(form, ctx.attrs().Get<std::string>(kApproximate));
+  OFLITE_CHECK_OR_RETURN(form == "none" || form == "tanh", ValueError)
+      << ctx.op_type() << ": approximate must be \"none\" or \"tanh\", got \"" << form << "\"";
+  return Ok();
+}
+
+std::string RefusalHint(BinaryOp op, DataType dtype) {
+  if (dtype == DataType::kBool && op == BinaryOp::kSub) {
+    return " (bool tensors cannot be subtracted, as in PyTorch; use a logical op instead)";
+  }
+  if (op == BinaryOp::kDiv) {
+    return " (functional::Div promotes integer operands to float32)";
+  }
+  return "";
+}
+
+Maybe<void> InferBinary(InferContext* ctx, BinaryOp op) {
+  const TensorDesc& x = ctx->Input(kBinaryX);
+  const TensorDesc& y = ctx->Input(kBinaryY);
+  OFLITE_CHECK_OR_RETURN(x.dtype == y.dtype, TypeError)
+      << ctx->op_type() << ": x and y must have the same dtype (functional calls promote), got x "
+      << x.dtype << " and y " << y.dtype;
+  OFLITE_CHECK_OR_RETURN(BinaryOpAccepts(op, x.dtype), TypeError)
+      << ctx->op_type() << ": dtype " << x.dtype << " is not supported" << RefusalHint(op, x.dtype);
+  const auto broadcast = primitive::BroadcastShape(x.shape.dims(), y.shape.dims());
+  OFLITE_CHECK_OR_RETURN(broadcast.ok(), ValueError)
+      << ctx->op_type() << ": " << broadcast.error().message();
+  *ctx->MutOutput(kBinaryZ) = {Shape(broadcast.value()),
+                               primitive::IsComparison(op) ? DataType::kBool : x.dtype};
+  return Ok();
+}
+
+const char* GradOperand(BinaryOp op) {
+  return op == BinaryOp::kReluGrad || op == BinaryOp::kSigmoidGrad || op == BinaryOp::kTanhGrad
+             ? kGradY
+             : kGradX;
+}
+
+Maybe<void> InferGrad(InferContext* ctx, BinaryOp op) {
+  const char* other_name = GradOperand(op);
+  const TensorDesc& dy = ctx->Input(kGradDy);
+  const TensorDesc& other = ctx->Input(other_name);
+  OFLITE_CHECK_OR_RETURN(dy.shape == other.shape, ValueError)
+      << ctx->op_type() << ": dy and " << other_name << " must have the same shape, got dy "
+      << dy.shape << " and " << other_name << " " << other.shape;
+  OFLITE_CHECK_OR_RETURN(dy.dtype == other.dtype, TypeError)
+      << ctx->op_type() << ": dy and " << other_name << " must have the same dtype, got dy "
+      << dy.dtype << " and " << other_name << " " << other.dtype;
+  OFLITE_CHECK_OR_RETURN(IsFloatingDataType(dy.dtype), TypeError)
+      << ctx->op_type() << ": dy must have a floating dtype, got " << dy.dtype;
+  if (op == BinaryOp::kGeluGrad) {
+    OFLITE_JUST(CheckApproximate(*ctx));
+  }
+  *ctx->MutOutput(kGradDx) = dy;
+  return Ok();
+}
+
+Maybe<void> InferUnary(InferContext* ctx, UnaryOp op) {
+  const TensorDesc& x = ctx->Input(kUnaryX);
+  OFLITE_CHECK_OR_RETURN(UnaryOpAccepts(op, x.dtype), TypeError)
+      << ctx->op_type() << ": dtype " << x.dtype << " is not supported (expected "
+      << (op == UnaryOp::kNeg || op == UnaryOp::kAbs || op == UnaryOp::kRelu
+              ? "a number dtype, not bool"
+              : "a floating dtype")
+      << ")";
+  if (op == UnaryOp::kGelu) {
+    OFLITE_JUST(CheckApproximate(*ctx));
+  }
+  *ctx->MutOutput(kUnaryY) = x;
+  return Ok();
+}
+
+Maybe<void> InferCast(InferContext* ctx) {
+  DataType dtype = DataType::kFloat32;
+  OFLITE_ASSIGN_OR_RETURN(dtype, ctx->attrs().Get<DataType>(kCastDtype));
+  OFLITE_CHECK_OR_RETURN(IsValidDataType(static_cast<int>(dtype)), ValueError)
+      << "cast: dtype value " << static_cast<int>(dtype) << " is not a dtype";
+  *ctx->MutOutput(kCastY) = {ctx->Input(kCastX).shape, dtype};
+  return Ok();
+}
+
+// ---- SBP ------------------------------------------------------------------------------------
+
+proto::SbpSignature Signature(const std::vector<std::string>& args,
+                              const std::vector<proto::SbpParallel>& sbps) {
+  proto::SbpSignature signature;
+  for (size_t i = 0; i < args.size(); ++i) {
+    (*signature.mutable_arg_sbp())[args[i]] = sbps[i];
+  }
+  return signature;
+}
+
+// Splits along an output axis: each operand that has the axis at full size splits along it,
+// one that broadcasts there is broadcast; an axis both broadcast along (or of size 1) is not
+// split. Then all broadcast, then the partial-sum rules that hold for the op: P+P and P-P for
+// add and sub; P*B and B*P for mul; P/B for div; the gradients are linear in dy (P, B -> P).
+std::vector<proto::SbpSignature> BinarySignatures(const Shape& a, const Shape& b, BinaryOp op,
+                                                  const std::vector<std::string>& args) {
+  const int64_t rank = std::max(a.rank(), b.rank());
+  std::vector<proto::SbpSignature> signatures;
+  for (int64_t i = 0; i < rank; ++i) {
+    const int64_t ai = i - (rank - a.rank()), bi = i - (rank - b.rank());
+    const int64_t da = ai >= 0 ? a[ai] : 1, db = bi >= 0 ? b[bi] : 1;
+    const int64_t d = da == 1 ? db : da;
+    if (d == 1) {
+      continue;
+    }
+    const bool a_split = da == d, b_split = db == d;
+    signatures.push_back(Signature(args, {a_split ? SplitSbp(ai) : BroadcastSbp(),
+                                          b_split ? SplitSbp(bi) : BroadcastSbp(), SplitSbp(i)}));
+  }
+  const proto::SbpParallel B = BroadcastSbp(), P = PartialSumSbp();
+  signatures.push_back(Signature(args, {B, B, B}));
+  if (op == BinaryOp::kAdd || op == BinaryOp::kSub) {
+    signatures.push_back(Signature(args, {P, P, P}));
+  } else if (op == BinaryOp::kMul) {
+    signatures.push_back(Signature(args, {P, B, P}));
+    signatures.push_back(Signature(args, {B, P, P}));
+  } else if (op == BinaryOp::kDiv || IsGradOp(op)) {
+    signatures.push_back(Signature(args, {P, B, P}));
+  }
+  return signatures;
+}
+
+std::vector<std::string> ArgOrder(const InferContext& ctx) {
+  std::vector<std::string> args = ctx.schema().inputs();
+  args.insert(args.end(), ctx.schema().outputs().begin(), ctx.schema().outputs().end());
+  return args;
+}
+
+// Any axis of size > 1 splits, or all broadcast; partial sums pass only through linear maps.
+std::vector<proto::SbpSignature> UnarySignatures(const Shape& x, bool linear,
+                                                 const std::vector<std::string>& args) {
+  std::vector<proto::SbpSignature> signatures;
+  for (int64_t i = 0; i < x.rank(); ++i) {
+    if (x[i] != 1) {
+      signatures.push_back(Signature(args, {SplitSbp(i), SplitSbp(i)}));
+    }
+  }
+  signatures.push_back(Signature(args, {BroadcastSbp(), BroadcastSbp()}));
+  if (linear) {
+    signatures.push_back(Signature(args, {PartialSumSbp(), PartialSumSbp()}));
+  }
+  return signatures;
+}
+
+// ---- registration ---------------------------------------------------------------------------
+
+void RegisterBinary(BinaryOp op) {
+  const bool grad = IsGradOp(op);
+  OpSchemaBuilder builder(primitive::BinaryOpName(op));
+  if (grad) {
+    builder.Input(kGradDy).Input(GradOperand(op)).Output(kGradDx);
+  } else {
+    builder.Input(kBinaryX).Input(kBinaryY).Output(kBinaryZ);
+  }
+  if (op == BinaryOp::kGeluGrad) {
+    builder.Attr<std::string>(kApproximate, "none");
+  } else if (op == BinaryOp::kLeakyReluGrad) {
+    builder.Attr<double>(kAlpha, kDefaultLeakyReluAlpha);
+  }
+  builder.SetInferFn(
+      [op, grad](InferContext* ctx) { return grad ? InferGrad(ctx, op) : InferBinary(ctx, op); });
+  builder.SetSbpFn([op](const InferContext& ctx) -> Maybe<std::vector<proto::SbpSignature>> {
+    return BinarySignatures(ctx.inputs()[0].shape, ctx.inputs()[1].shape, op, ArgOrder(ctx));
+  });
+  OpRegistry::Global().Register(builder.schema());
+}
+
+void RegisterUnary(UnaryOp op) {
+  OpSchemaBuilder builder(primitive::UnaryOpName(op));
+  builder.Input(kUnaryX).Output(kUnaryY);
+  if (op == UnaryOp::kGelu) {
+    builder.Attr<std::string>(kApproximate, "none");
+  } else if (op == UnaryOp::kLeakyRelu) {
+    builder.Attr<double>(kAlpha, kDefaultLeakyReluAlpha);
+  }
+  builder.SetInferFn([op](InferContext* ctx) { return InferUnary(ctx, op); });
+  builder.SetSbpFn([op](const InferContext& ctx) -> Maybe<std::vector<proto::SbpSignature>> {
+    return UnarySignatures(ctx.inputs()[0].shape, op == UnaryOp::kNeg, ArgOrder(ctx));
+  });
+  OpRegistry::Global().Register(builder.schema());
+}
+
+const bool kElementwiseOpsRegistered = [] {
+  for (BinaryOp op : BinaryOpTypes()) {
+    RegisterBinary(op);
+  }
+  for (UnaryOp op : UnaryOpTypes()) {
+    RegisterUnary(op);
+  }
+  return true;
+}();
+
+// Rounding makes a cast non-linear, so partial sums do not pass through it.
+OFLITE_REGISTER_OP(kCastOp)
+    .Input(kCastX)
+    .Output(kCastY)
+    .Attr<DataType>(kCastDtype)
+    .SetInferFn(InferCast)
+    .SetSbpFn([](const InferContext& ctx) -> Maybe<std::vector<proto::SbpSignature>> {
+      return UnarySignatures(ctx.inputs()[0].shape, /*linear=*/false, ArgOrder(ctx));
+    });
+
+}  // namespace
+}  // namespace ops
+}  // namespace oflite
