@@ -4,9 +4,11 @@
 // pieces reproduces the single-device result.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <functional>
 #include <set>
 
+#include "ops/elementwise_ops.h"
 #include "ops/softmax_ops.h"
 #include "ops/transpose_ops.h"
 #include "tests/support/test_util.h"
@@ -54,6 +56,12 @@ bool SameAs(const HostTensor& a, const HostTensor& b) {
     return false;
   }
   for (size_t i = 0; i < a.values.size(); ++i) {
+    if (std::isnan(a.values[i]) || std::isnan(b.values[i])) {  // a NaN matches only a NaN
+      if (std::isnan(a.values[i]) != std::isnan(b.values[i])) {
+        return false;
+      }
+      continue;
+    }
     if (std::abs(a.values[i] - b.values[i]) > 1e-9 * std::max(1.0, std::abs(b.values[i]))) {
       return false;
     }
@@ -263,6 +271,53 @@ TEST(SbpSignatures, SoftmaxNeverSplitsTheLastAxis) {
   for (const std::string& s : simulation.ListedSignatures()) {
     EXPECT_EQ(s.find("S(2)"), std::string::npos) << s;
   }
+}
+
+// Values in [0.5, 2): log, sqrt, rsqrt and pow stay real, so NaN never hides a mismatch.
+HostTensor Positive(const Shape& shape, uint64_t seed) {
+  return {shape, RandomValues(static_cast<size_t>(shape.elem_cnt()), seed, 0.5, 2.0)};
+}
+
+TEST(SbpSignatures, BinaryOpsListExactlyTheValidOnesForBroadcastShapes) {
+  const std::vector<std::pair<Shape, Shape>> shapes = {{kShape3d, kShape3d},
+                                                       {kShape3d, Shape{6, 1}},
+                                                       {kShape3d, Shape{8}},
+                                                       {Shape{4, 1, 8}, kShape3d}};
+  for (primitive::BinaryOp op : ops::BinaryOpTypes()) {
+    if (ops::IsGradOp(op)) {
+      continue;
+    }
+    for (const auto& [a, b] : shapes) {
+      const std::string what =
+          std::string(primitive::BinaryOpName(op)) + " " + a.ToString() + " with " + b.ToString();
+      ExpectListedAreExactlyValid(
+          SbpSimulation(primitive::BinaryOpName(op), {Positive(a, 5), Positive(b, 6)}, {}), what);
+    }
+  }
+}
+
+TEST(SbpSignatures, ActivationGradsListExactlyTheValidOnes) {
+  for (primitive::BinaryOp op : ops::BinaryOpTypes()) {
+    if (ops::IsGradOp(op)) {
+      ExpectListedAreExactlyValid(
+          SbpSimulation(primitive::BinaryOpName(op), {Random3d(7), Random3d(8)}, {}),
+          primitive::BinaryOpName(op));
+    }
+  }
+}
+
+TEST(SbpSignatures, UnaryOpsListExactlyTheValidOnes) {
+  for (primitive::UnaryOp op : ops::UnaryOpTypes()) {
+    ExpectListedAreExactlyValid(
+        SbpSimulation(primitive::UnaryOpName(op), {Positive(kShape3d, 9)}, {}),
+        primitive::UnaryOpName(op));
+  }
+}
+
+TEST(SbpSignatures, CastListsExactlyTheValidOnes) {
+  ExpectListedAreExactlyValid(
+      SbpSimulation(ops::kCastOp, {Random3d(10)}, {{ops::kCastDtype, DataType::kInt64}}),
+      "cast to int64");
 }
 
 }  // namespace
