@@ -36,8 +36,8 @@ OFLITE_HOST_DEVICE float Sqrt(float x) { return sqrtf(x); }
 OFLITE_HOST_DEVICE double Sqrt(double x) { return sqrt(x); }
 OFLITE_HOST_DEVICE float Tanh(float x) { return tanhf(x); }
 OFLITE_HOST_DEVICE double Tanh(double x) { return tanh(x); }
-OFLITE_HOST_DEVICE float Erf(float x) { return erff(x); }
-OFLITE_HOST_DEVICE double Erf(double x) { return erf(x); }
+OFLITE_HOST_DEVICE float Erfc(float x) { return erfcf(x); }
+OFLITE_HOST_DEVICE double Erfc(double x) { return erfc(x); }
 OFLITE_HOST_DEVICE float Pow(float a, float b) { return powf(a, b); }
 OFLITE_HOST_DEVICE double Pow(double a, double b) { return pow(a, b); }
 OFLITE_HOST_DEVICE float Abs(float x) { return fabsf(x); }
@@ -198,14 +198,15 @@ struct BinaryFunctor {
     } else if constexpr (op == BinaryOp::kTanhGrad) {  // (dy, y)
       return a * (C(1) - b * b);
     } else if constexpr (op == BinaryOp::kGeluGrad) {  // (dy, x)
-      const C cdf = C(0.5) * (C(1) + Erf(b * C(kSqrtHalf)));
+      const C cdf = C(0.5) * Erfc(-b * C(kSqrtHalf));  // 1 + erf(x) cancels for x << 0
       const C pdf = C(kInvSqrt2Pi) * Exp(C(-0.5) * b * b);
       return a * (cdf + b * pdf);
     } else if constexpr (op == BinaryOp::kGeluTanhGrad) {  // (dy, x)
       const C inner = C(kSqrt2OverPi) * (b + C(kGeluTanhCoef) * b * b * b);
       const C t = Tanh(inner);
+      const C sech2 = C(1) - t * t;  // 0 where x^2 overflows d_inner: 0 * inf must not be NaN
       const C d_inner = C(kSqrt2OverPi) * (C(1) + C(3 * kGeluTanhCoef) * b * b);
-      return a * (C(0.5) * (C(1) + t) + C(0.5) * b * (C(1) - t * t) * d_inner);
+      return a * (C(0.5) * (C(1) + t) + (sech2 == C(0) ? C(0) : C(0.5) * b * sech2 * d_inner));
     } else if constexpr (op == BinaryOp::kSiluGrad) {  // (dy, x)
       const C s = Sigmoid(b);
       return a * s * (C(1) + b * (C(1) - s));
@@ -263,7 +264,7 @@ struct UnaryFunctor {
     } else if constexpr (op == UnaryOp::kRelu) {
       return x < C(0) ? C(0) : x;  // NaN stays NaN
     } else if constexpr (op == UnaryOp::kGelu) {
-      return C(0.5) * x * (C(1) + Erf(x * C(kSqrtHalf)));
+      return C(0.5) * x * Erfc(-x * C(kSqrtHalf));  // 1 + erf(x) cancels for x << 0
     } else if constexpr (op == UnaryOp::kGeluTanh) {
       return C(0.5) * x * (C(1) + Tanh(C(kSqrt2OverPi) * (x + C(kGeluTanhCoef) * x * x * x)));
     } else if constexpr (op == UnaryOp::kSilu) {

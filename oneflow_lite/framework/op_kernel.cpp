@@ -52,11 +52,24 @@ const std::vector<KernelRegistration>& KernelRegistry::KernelsOf(const std::stri
 std::vector<DataType> KernelRegistry::ServedDataTypes(const KernelRegistration& kernel,
                                                       DeviceType device_type,
                                                       const OpSchema& schema) const {
+  // Default attrs where the op has them all; the output dtypes inference gives for a
+  // one-element input (comparisons give bool), or the input dtype where inference needs more.
+  const Maybe<AttrMap> defaults = schema.CompleteAttrs(AttrMap());
+  const AttrMap attrs = defaults.ok() ? defaults.value() : AttrMap();
   std::vector<DataType> served;
-  const AttrMap no_attrs;
   for (DataType dtype : AllDataTypes()) {
     KernelMatchContext ctx{device_type, std::vector<DataType>(schema.inputs().size(), dtype),
-                           std::vector<DataType>(schema.outputs().size(), dtype), &no_attrs};
+                           std::vector<DataType>(schema.outputs().size(), dtype), &attrs};
+    if (defaults.ok()) {
+      const std::vector<TensorDesc> inputs(schema.inputs().size(), TensorDesc{Shape{1}, dtype});
+      const Maybe<std::vector<TensorDesc>> outputs = schema.InferOutputs(inputs, attrs);
+      if (!outputs.ok()) {
+        continue;  // the op itself refuses this dtype
+      }
+      for (size_t i = 0; i < outputs.value().size(); ++i) {
+        ctx.output_dtypes[i] = outputs.value()[i].dtype;
+      }
+    }
     if (kernel.is_matched(ctx)) {
       served.push_back(dtype);
     }

@@ -83,7 +83,8 @@ class KernelRegistry {
   // The first registered kernel of op_type whose predicate holds; nullptr when none.
   const KernelRegistration* Find(const std::string& op_type, const KernelMatchContext& ctx) const;
   const std::vector<KernelRegistration>& KernelsOf(const std::string& op_type) const;
-  // Dtypes served on a device type, probing each with every input and output of that dtype.
+  // Dtypes served on a device type, probing each with every input of that dtype (outputs as
+  // the op infers them, with default attrs).
   std::vector<DataType> ServedDataTypes(const KernelRegistration& kernel, DeviceType device_type,
                                         const OpSchema& schema) const;
 

@@ -24,15 +24,38 @@ using test::Unwrap;
 // names start with "test_"; the listing ignores those and nothing else.
 bool IsTestOp(const std::string& name) { return name.rfind("test_", 0) == 0; }
 
-const std::vector<std::string> kShippedOps = {"log_softmax", "log_softmax_grad", "softmax",
-                                              "softmax_grad", "transpose"};
+const std::vector<std::string> kElementwiseBinaryOps = {
+    "add",       "div",     "eq",       "ge",  "gelu_grad", "gt",  "le",        "leaky_relu_grad",
+    "lt",        "maximum", "minimum",  "mul", "ne",        "pow", "relu_grad", "sigmoid_grad",
+    "silu_grad", "sub",     "tanh_grad"};
+const std::vector<std::string> kElementwiseUnaryOps = {"abs",     "exp",  "gelu", "leaky_relu",
+                                                       "log",     "neg",  "relu", "rsqrt",
+                                                       "sigmoid", "silu", "sqrt", "tanh"};
+
+// Every op the library registers, sorted.
+const std::vector<std::string> kShippedOps = [] {
+  std::vector<std::string> ops = {"cast",    "log_softmax",  "log_softmax_grad",
+                                  "softmax", "softmax_grad", "transpose"};
+  ops.insert(ops.end(), kElementwiseBinaryOps.begin(), kElementwiseBinaryOps.end());
+  ops.insert(ops.end(), kElementwiseUnaryOps.begin(), kElementwiseUnaryOps.end());
+  std::sort(ops.begin(), ops.end());
+  return ops;
+}();
 
 const std::map<std::string, std::string>& KernelNames() {
-  static const std::map<std::string, std::string> names = {
-      {"softmax", "SoftmaxKernel"},          {"log_softmax", "LogSoftmaxKernel"},
-      {"softmax_grad", "SoftmaxGradKernel"}, {"log_softmax_grad", "LogSoftmaxGradKernel"},
-      {"transpose", "TransposeKernel"},
-  };
+  static const std::map<std::string, std::string> names = [] {
+    std::map<std::string, std::string> m = {
+        {"softmax", "SoftmaxKernel"},          {"log_softmax", "LogSoftmaxKernel"},
+        {"softmax_grad", "SoftmaxGradKernel"}, {"log_softmax_grad", "LogSoftmaxGradKernel"},
+        {"transpose", "TransposeKernel"},      {"cast", "CastKernel"}};
+    for (const std::string& op : kElementwiseBinaryOps) {
+      m[op] = "BroadcastElementwiseBinaryKernel";
+    }
+    for (const std::string& op : kElementwiseUnaryOps) {
+      m[op] = "ElementwiseUnaryKernel";
+    }
+    return m;
+  }();
   return names;
 }
 
@@ -44,6 +67,24 @@ const std::vector<DataType> kAll = {DataType::kFloat32,  DataType::kFloat64, Dat
 
 std::set<DataType> AsSet(const std::vector<DataType>& dtypes) {
   return std::set<DataType>(dtypes.begin(), dtypes.end());
+}
+
+// What the CPU serves per op, as PyTorch has it: transpose and cast take every dtype, softmax
+// the floating ones; bool lacks sub, pow, neg, abs and relu; div, the gradients and the
+// transcendental unary ops are floating only (the functional calls promote integers).
+std::set<DataType> ExpectedCpuDtypes(const std::string& op) {
+  const std::set<std::string> all = {"transpose", "cast", "add", "mul", "maximum", "minimum",
+                                     "eq",        "ne",   "lt",  "le",  "gt",      "ge"};
+  const std::set<std::string> not_bool = {"sub", "pow", "neg", "abs", "relu"};
+  if (all.count(op)) {
+    return AsSet(kAll);
+  }
+  if (not_bool.count(op)) {
+    std::set<DataType> s = AsSet(kAll);
+    s.erase(DataType::kBool);
+    return s;
+  }
+  return AsSet(kFloating);
 }
 
 // Dtypes any kernel of op_type serves on the CPU.
@@ -70,13 +111,26 @@ TEST(RegistryTest, EachOpIsFoundWithItsSchema) {
     std::vector<std::string> inputs;
     std::vector<std::string> outputs;
   };
-  const std::map<std::string, Args> expected = {
+  std::map<std::string, Args> expected = {
       {"softmax", {{"x"}, {"y"}}},
       {"log_softmax", {{"x"}, {"y"}}},
       {"softmax_grad", {{"y", "dy"}, {"dx"}}},
       {"log_softmax_grad", {{"y", "dy"}, {"dx"}}},
       {"transpose", {{"x"}, {"y"}}},
+      {"cast", {{"x"}, {"y"}}},
   };
+  for (const std::string& op : kElementwiseUnaryOps) {
+    expected[op] = {{"x"}, {"y"}};
+  }
+  for (const std::string& op : kElementwiseBinaryOps) {
+    expected[op] = {{"x", "y"}, {"z"}};
+  }
+  for (const char* op : {"relu_grad", "sigmoid_grad", "tanh_grad"}) {
+    expected[op] = {{"dy", "y"}, {"dx"}};  // from the forward output
+  }
+  for (const char* op : {"gelu_grad", "silu_grad", "leaky_relu_grad"}) {
+    expected[op] = {{"dy", "x"}, {"dx"}};  // from the forward input
+  }
   for (const std::string& op : kShippedOps) {
     const OpSchema* schema = Unwrap(OpRegistry::Global().Find(op));
     ASSERT_NE(schema, nullptr);
@@ -150,8 +204,8 @@ TEST(RegistryTest, CpuPrimitivesAreRegistered) {
     }
   }
   const std::set<std::string> expected = {
-      "fill",    "log_softmax", "log_softmax_backward", "memcpy",
-      "permute", "softmax",     "softmax_backward"};
+      "broadcast_elementwise_binary", "cast",   "elementwise_unary", "fill",    "log_softmax",
+      "log_softmax_backward",         "memcpy", "permute",           "softmax", "softmax_backward"};
   EXPECT_EQ(cpu, expected);
   // The listing is sorted by (name, device type), and no pair repeats.
   for (size_t i = 1; i < entries.size(); ++i) {
@@ -190,7 +244,7 @@ TEST(RegistryTest, OpCatalogListsEveryOpWithItsKernels) {
     for (int d : cpu_kernel->data_type()) {
       dtypes.insert(static_cast<DataType>(d));
     }
-    EXPECT_EQ(dtypes, op == "transpose" ? AsSet(kAll) : AsSet(kFloating)) << op;
+    EXPECT_EQ(dtypes, ExpectedCpuDtypes(op)) << op;
   }
 
   const proto::OpDef& transpose = by_name["transpose"];

@@ -1,0 +1,23 @@
+// ParallelFor: split a range of independent elements over std::threads for CPU primitives.
+#ifndef ONEFLOW_LITE_EP_CPU_PARALLEL_FOR_H_
+#define ONEFLOW_LITE_EP_CPU_PARALLEL_FOR_H_
+
+#include <cstdint>
+#include <functional>
+
+namespace oflite {
+namespace ep {
+
+// The grain elementwise primitives use: below about this many elements a thread costs more to
+// start than it saves, so small tensors stay on the calling thread.
+constexpr int64_t kElementwiseGrain = 32768;
+
+// Calls fn(begin, end) over [0, n) split into at most std::thread::hardware_concurrency()
+// contiguous chunks of at least `grain` elements each (one chunk runs inline on the caller);
+// returns when every chunk is done. fn must not throw. Nothing runs when n <= 0.
+void ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
+
+}  // namespace ep
+}  // namespace oflite
+
+#endif  // ONEFLOW_LITE_EP_CPU_PARALLEL_FOR_H_
