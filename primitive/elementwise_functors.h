@@ -244,7 +244,9 @@ struct UnaryFunctor {
         return -x;
       }
     } else if constexpr (op == UnaryOp::kAbs) {
-      if constexpr (kIsInt<C>) {
+      if constexpr (std::is_unsigned_v<C>) {
+        return x;
+      } else if constexpr (kIsInt<C>) {
         return x < C(0) ? WrapSub(C(0), x) : x;  // the most negative value stays itself
       } else {
         return Abs(x);
@@ -262,7 +264,11 @@ struct UnaryFunctor {
     } else if constexpr (op == UnaryOp::kTanh) {
       return Tanh(x);
     } else if constexpr (op == UnaryOp::kRelu) {
-      return x < C(0) ? C(0) : x;  // NaN stays NaN
+      if constexpr (std::is_unsigned_v<C>) {
+        return x;
+      } else {
+        return x < C(0) ? C(0) : x;  // NaN stays NaN
+      }
     } else if constexpr (op == UnaryOp::kGelu) {
       return C(0.5) * x * Erfc(-x * C(kSqrtHalf));  // 1 + erf(x) cancels for x << 0
     } else if constexpr (op == UnaryOp::kGeluTanh) {
@@ -277,6 +283,14 @@ struct UnaryFunctor {
 };
 
 // ---- cast between compute types ---------------------------------------------------------
+
+// An integer type's limits as constants: numeric_limits' functions are host functions, which
+// device code may not call.
+template <typename T>
+struct IntLimits {
+  static constexpr T kLowest = std::numeric_limits<T>::lowest();
+  static constexpr T kMax = std::numeric_limits<T>::max();
+};
 
 // To from From, both compute types. Floating to integer truncates toward zero as C++ does,
 // with the cases C++ leaves undefined defined as CUDA's conversions define them: NaN gives 0,
@@ -294,14 +308,14 @@ OFLITE_HOST_DEVICE To CastValue(From v) {
     }
     // Limits of To as From: the lowest is a power of two (exact); for the highest, compare
     // against 2^bits(-1), which is exact, and saturate at or above it.
-    constexpr From kLow = static_cast<From>(std::numeric_limits<To>::lowest());
+    constexpr From kLow = static_cast<From>(IntLimits<To>::kLowest);
     constexpr From kHighExclusive =
-        static_cast<From>(2) * static_cast<From>((std::numeric_limits<To>::max() / 2) + 1);
+        static_cast<From>(2) * static_cast<From>((IntLimits<To>::kMax / 2) + 1);
     if (v <= kLow) {
-      return std::numeric_limits<To>::lowest();
+      return IntLimits<To>::kLowest;
     }
     if (v >= kHighExclusive) {
-      return std::numeric_limits<To>::max();
+      return IntLimits<To>::kMax;
     }
     return static_cast<To>(v);
   } else if constexpr (kIsInt<To> && kIsInt<From>) {

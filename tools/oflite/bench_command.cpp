@@ -1,13 +1,22 @@
 // `oflite bench`: times a functional call on a device the way GPU.md measures the alternatives:
 // CUDA events around the call after warm-up, L2 flushed (a 512 MB fill) before each rep, the
 // median of the reps; effective bandwidth counts each input read once and the output written
-// once. `--sweep softmax` runs GPU.md's rows=49152 sweep.
+// once (the sum of the inputs' bytes plus the output's, whatever their shapes and dtypes).
+// `--sweep softmax` runs GPU.md's rows=49152 sweep.
+//
+// Inputs are random tensors of --shape and --dtype. One input may take another shape with
+// `--arg <tensor>_shape=D0,D1,...`, <tensor> being the function's name for it (`oflite bench add
+// --shape 8192,8192 --arg y_shape=8192,1` adds a column to every row); these arguments are the
+// bench's, the rest go to the function (`oflite bench cast --arg dtype=float16`).
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <random>
 #include <sstream>
+#include <string>
+#include <vector>
 
+#include "oneflow_lite/common/join.h"
 #include "oneflow_lite/ep/device.h"
 #include "oneflow_lite/ep/event.h"
 #include "oneflow_lite/ep/softmax_impl.h"
@@ -30,6 +39,7 @@ constexpr int64_t kSweepCols[] = {32,   64,   128,  256,  512,   1000,  1024, 10
 struct BenchResult {
   std::string function;
   Shape shape;
+  std::vector<Shape> input_shapes;  // where they differ from shape (broadcasting benches)
   DataType dtype = DataType::kFloat32;
   Device device;
   double median_ms = 0;
@@ -136,25 +146,71 @@ std::string LastImpl(const DispatchTrace& trace) {
   return impl;
 }
 
+// Inputs of input_shapes (one per tensor parameter of f), all of dtype.
 Maybe<BenchResult> BenchFunction(const FunctionEntry& f, const AttrMap& args, const Shape& shape,
-                                 DataType dtype, const Device& device, int warmup, int reps,
-                                 Timing* timing) {
+                                 const std::vector<Shape>& input_shapes, DataType dtype,
+                                 const Device& device, int warmup, int reps, Timing* timing) {
   std::vector<Tensor> inputs;
+  double input_bytes = 0;
   for (size_t i = 0; i < f.tensors.size(); ++i) {
     Tensor t;
-    OFLITE_ASSIGN_OR_RETURN(t, RandomTensor(shape, dtype, device, 1000 + i));
+    OFLITE_ASSIGN_OR_RETURN(t, RandomTensor(input_shapes[i], dtype, device, 1000 + i));
     inputs.push_back(t);
+    input_bytes += static_cast<double>(t.nbytes());
   }
-  BenchResult result{f.name, shape, dtype, device};
+  BenchResult result;
+  result.function = f.name;
+  result.shape = shape;
+  result.dtype = dtype;
+  result.device = device;
+  if (std::any_of(input_shapes.begin(), input_shapes.end(),
+                  [&](const Shape& s) { return s != shape; })) {
+    result.input_shapes = input_shapes;
+  }
+  double output_bytes = 0;
   DispatchTrace trace;
   OFLITE_ASSIGN_OR_RETURN(result.median_ms,
                           TimeMedian(timing, device, warmup, reps, [&]() -> Maybe<void> {
-                            OFLITE_JUST(f.call(inputs, args));
+                            Tensor out;
+                            OFLITE_ASSIGN_OR_RETURN(out, f.call(inputs, args));
+                            output_bytes = static_cast<double>(out.nbytes());
                             return Ok();
                           }));
-  result.bytes = static_cast<double>((inputs.size() + 1) * inputs[0].nbytes());
+  // Each input read once, the output written once: inputs of different shapes (a broadcast
+  // operand) or dtypes (a cast's output) count at their own size.
+  result.bytes = input_bytes + output_bytes;
   result.impl = LastImpl(trace);
   return result;
+}
+
+// Splits the bench's own `<tensor>_shape=...` arguments from the function's: shapes gets one
+// shape per tensor parameter (--shape unless overridden), function_args the rest.
+Maybe<void> SplitInputShapes(const FunctionEntry& f, const Shape& shape,
+                             const std::vector<std::string>& args, std::vector<Shape>* shapes,
+                             std::vector<std::string>* function_args) {
+  shapes->assign(f.tensors.size(), shape);
+  for (const std::string& pair : args) {
+    const size_t eq = pair.find('=');
+    const std::string name = pair.substr(0, eq);
+    const bool is_shape = eq != std::string::npos && name.size() > 6 &&
+                          name.compare(name.size() - 6, 6, "_shape") == 0 &&
+                          FindAttrDef(f.args, name) == nullptr;
+    if (!is_shape) {
+      function_args->push_back(pair);
+      continue;
+    }
+    const std::string tensor = name.substr(0, name.size() - 6);
+    const auto it = std::find(f.tensors.begin(), f.tensors.end(), tensor);
+    OFLITE_CHECK_OR_RETURN(it != f.tensors.end(), ValueError)
+        << "bench: --arg " << name << ": " << f.name << " has no tensor '" << tensor
+        << "' (tensors: " << Join(f.tensors) << ")";
+    proto::AttrValue value;
+    OFLITE_ASSIGN_OR_RETURN(value, ParseAttrValue(AttrType::kShape, pair.substr(eq + 1)));
+    const Shape s = AttrTraits<Shape>::Get(value);
+    OFLITE_JUST(s.Validate());
+    (*shapes)[static_cast<size_t>(it - f.tensors.begin())] = s;
+  }
+  return Ok();
 }
 
 // Device-to-device copy of `bytes`: the bandwidth floor every memory-bound op is judged by.
@@ -168,7 +224,10 @@ Maybe<BenchResult> BenchCopy(const Device& device, size_t bytes, int warmup, int
       device.type(), primitive::MemcpyKind::kDeviceToDevice);
   OFLITE_CHECK_OR_RETURN(d2d != nullptr, NotImplemented) << "bench: no memcpy on " << device;
   ep::Stream* stream = timing->device->default_stream();
-  BenchResult result{"copy", shape, DataType::kFloat32, device};
+  BenchResult result;
+  result.function = "copy";
+  result.shape = shape;
+  result.device = device;
   OFLITE_ASSIGN_OR_RETURN(result.median_ms, TimeMedian(timing, device, warmup, reps, [&] {
                             return d2d->Launch(stream, dst.mut_data(), src.data(), src.nbytes());
                           }));
@@ -183,7 +242,19 @@ std::string ToJson(const BenchResult& r) {
   for (int64_t i = 0; i < r.shape.rank(); ++i) {
     out << (i ? ", " : "") << r.shape[i];
   }
-  out << "], \"dtype\": \"" << r.dtype << "\", \"device\": \"" << r.device
+  out << "]";
+  if (!r.input_shapes.empty()) {
+    out << ", \"input_shapes\": [";
+    for (size_t i = 0; i < r.input_shapes.size(); ++i) {
+      out << (i ? ", " : "") << "[";
+      for (int64_t d = 0; d < r.input_shapes[i].rank(); ++d) {
+        out << (d ? ", " : "") << r.input_shapes[i][d];
+      }
+      out << "]";
+    }
+    out << "]";
+  }
+  out << ", \"dtype\": \"" << r.dtype << "\", \"device\": \"" << r.device
       << "\", \"median_ms\": " << r.median_ms << ", \"bytes\": " << static_cast<int64_t>(r.bytes)
       << ", \"gbps\": " << r.gbps() << ", \"impl\": \"" << r.impl << "\"}";
   return out.str();
@@ -221,8 +292,8 @@ Maybe<void> Sweep(const BenchOptions& options) {
         AttrMap args;
         OFLITE_ASSIGN_OR_RETURN(args, ParseArgs(*f, {}));
         BenchResult r;
-        OFLITE_ASSIGN_OR_RETURN(r, BenchFunction(*f, args, shape, dtype, device, options.warmup,
-                                                 options.reps, &timing));
+        OFLITE_ASSIGN_OR_RETURN(r, BenchFunction(*f, args, shape, {shape}, dtype, device,
+                                                 options.warmup, options.reps, &timing));
         std::cerr << name << " " << shape << " " << dtype << ": " << r.gbps() << " GB/s  " << r.impl
                   << "\n";
         if (options.json) {
@@ -292,17 +363,27 @@ Maybe<void> Bench(const BenchOptions& options) {
   } else {
     const FunctionEntry* f = nullptr;
     OFLITE_ASSIGN_OR_RETURN(f, FindFunction(options.function));
+    std::vector<Shape> input_shapes;
+    std::vector<std::string> function_args;
+    OFLITE_JUST(SplitInputShapes(*f, shape, options.args, &input_shapes, &function_args));
     AttrMap args;
-    OFLITE_ASSIGN_OR_RETURN(args, ParseArgs(*f, options.args));
-    OFLITE_ASSIGN_OR_RETURN(
-        r, BenchFunction(*f, args, shape, dtype, device, options.warmup, options.reps, &timing));
+    OFLITE_ASSIGN_OR_RETURN(args, ParseArgs(*f, function_args));
+    OFLITE_ASSIGN_OR_RETURN(r, BenchFunction(*f, args, shape, input_shapes, dtype, device,
+                                             options.warmup, options.reps, &timing));
   }
   if (options.json) {
     std::cout << ToJson(r) << "\n";
   } else {
-    std::printf("%s %s %s on %s: %.4f ms, %.0f GB/s  %s\n", r.function.c_str(),
-                r.shape.ToString().c_str(), DataTypeName(r.dtype), r.device.ToString().c_str(),
-                r.median_ms, r.gbps(), r.impl.c_str());
+    std::string shapes = r.shape.ToString();
+    if (!r.input_shapes.empty()) {
+      shapes.clear();
+      for (size_t i = 0; i < r.input_shapes.size(); ++i) {
+        shapes += (i ? " " : "") + r.input_shapes[i].ToString();
+      }
+    }
+    std::printf("%s %s %s on %s: %.4f ms, %.0f GB/s  %s\n", r.function.c_str(), shapes.c_str(),
+                DataTypeName(r.dtype), r.device.ToString().c_str(), r.median_ms, r.gbps(),
+                r.impl.c_str());
   }
   return Ok();
 }

@@ -1,6 +1,7 @@
 #include "tools/oflite/function_table.h"
 
 #include <algorithm>
+#include <string>
 
 #include "functional/functional.h"
 #include "oneflow_lite/common/join.h"
@@ -36,6 +37,50 @@ Maybe<Tensor> CallWithPerm(const std::vector<Tensor>& t, const AttrMap& a, const
   OFLITE_ASSIGN_OR_RETURN(perm, a.Get<std::vector<int64_t>>(name));
   return kFn(t[0], perm);
 }
+
+// Elementwise calls. The template argument picks the (Tensor, Tensor) overload of the binary
+// functions (they also take a Scalar on either side, which the CLI has no way to give).
+template <Maybe<Tensor> (*kFn)(const Tensor&)>
+Maybe<Tensor> CallUnary(const std::vector<Tensor>& t, const AttrMap&) {
+  return kFn(t[0]);
+}
+
+template <Maybe<Tensor> (*kFn)(const Tensor&, const Tensor&)>
+Maybe<Tensor> CallBinary(const std::vector<Tensor>& t, const AttrMap&) {
+  return kFn(t[0], t[1]);
+}
+
+template <Maybe<Tensor> (*kFn)(const Tensor&, const std::string&)>
+Maybe<Tensor> CallWithApproximate(const std::vector<Tensor>& t, const AttrMap& a) {
+  std::string approximate;
+  OFLITE_ASSIGN_OR_RETURN(approximate, a.Get<std::string>("approximate"));
+  return kFn(t[0], approximate);
+}
+
+template <Maybe<Tensor> (*kFn)(const Tensor&, const Tensor&, const std::string&)>
+Maybe<Tensor> CallGradWithApproximate(const std::vector<Tensor>& t, const AttrMap& a) {
+  std::string approximate;
+  OFLITE_ASSIGN_OR_RETURN(approximate, a.Get<std::string>("approximate"));
+  return kFn(t[0], t[1], approximate);
+}
+
+Maybe<Tensor> CallLeakyRelu(const std::vector<Tensor>& t, const AttrMap& a) {
+  double alpha = 0;
+  OFLITE_ASSIGN_OR_RETURN(alpha, a.Get<double>("alpha"));
+  return functional::LeakyRelu(t[0], alpha);
+}
+
+Maybe<Tensor> CallLeakyReluGrad(const std::vector<Tensor>& t, const AttrMap& a) {
+  double alpha = 0;
+  OFLITE_ASSIGN_OR_RETURN(alpha, a.Get<double>("alpha"));
+  return functional::LeakyReluGrad(t[0], t[1], alpha);
+}
+
+Maybe<Tensor> CallCast(const std::vector<Tensor>& t, const AttrMap& a) {
+  DataType dtype = DataType::kFloat32;
+  OFLITE_ASSIGN_OR_RETURN(dtype, a.Get<DataType>("dtype"));
+  return functional::Cast(t[0], dtype);
+}
 }  // namespace
 
 const std::vector<FunctionEntry>& Functions() {
@@ -63,6 +108,47 @@ const std::vector<FunctionEntry>& Functions() {
        [](const std::vector<Tensor>& t, const AttrMap& a) {
          return CallWithPerm<functional::Permute>(t, a, "dims");
        }},
+      // Binary elementwise math: broadcasting, PyTorch's type promotion; comparisons give bool.
+      {"add", {"x", "y"}, {}, CallBinary<functional::Add>},
+      {"sub", {"x", "y"}, {}, CallBinary<functional::Sub>},
+      {"mul", {"x", "y"}, {}, CallBinary<functional::Mul>},
+      {"div", {"x", "y"}, {}, CallBinary<functional::Div>},
+      {"maximum", {"x", "y"}, {}, CallBinary<functional::Maximum>},
+      {"minimum", {"x", "y"}, {}, CallBinary<functional::Minimum>},
+      {"pow", {"x", "y"}, {}, CallBinary<functional::Pow>},
+      {"eq", {"x", "y"}, {}, CallBinary<functional::Eq>},
+      {"ne", {"x", "y"}, {}, CallBinary<functional::Ne>},
+      {"lt", {"x", "y"}, {}, CallBinary<functional::Lt>},
+      {"le", {"x", "y"}, {}, CallBinary<functional::Le>},
+      {"gt", {"x", "y"}, {}, CallBinary<functional::Gt>},
+      {"ge", {"x", "y"}, {}, CallBinary<functional::Ge>},
+      // Unary elementwise math.
+      {"neg", {"x"}, {}, CallUnary<functional::Neg>},
+      {"abs", {"x"}, {}, CallUnary<functional::Abs>},
+      {"exp", {"x"}, {}, CallUnary<functional::Exp>},
+      {"log", {"x"}, {}, CallUnary<functional::Log>},
+      {"sqrt", {"x"}, {}, CallUnary<functional::Sqrt>},
+      {"rsqrt", {"x"}, {}, CallUnary<functional::Rsqrt>},
+      {"sigmoid", {"x"}, {}, CallUnary<functional::Sigmoid>},
+      {"tanh", {"x"}, {}, CallUnary<functional::Tanh>},
+      {"relu", {"x"}, {}, CallUnary<functional::Relu>},
+      {"gelu",
+       {"x"},
+       {ArgWithDefault("approximate", std::string("none"))},
+       CallWithApproximate<functional::Gelu>},
+      {"silu", {"x"}, {}, CallUnary<functional::Silu>},
+      {"leaky_relu", {"x"}, {ArgWithDefault("alpha", 0.01)}, CallLeakyRelu},
+      // Their gradients: dy with the forward output y or input x.
+      {"relu_grad", {"dy", "y"}, {}, CallBinary<functional::ReluGrad>},
+      {"sigmoid_grad", {"dy", "y"}, {}, CallBinary<functional::SigmoidGrad>},
+      {"tanh_grad", {"dy", "y"}, {}, CallBinary<functional::TanhGrad>},
+      {"gelu_grad",
+       {"dy", "x"},
+       {ArgWithDefault("approximate", std::string("none"))},
+       CallGradWithApproximate<functional::GeluGrad>},
+      {"silu_grad", {"dy", "x"}, {}, CallBinary<functional::SiluGrad>},
+      {"leaky_relu_grad", {"dy", "x"}, {ArgWithDefault("alpha", 0.01)}, CallLeakyReluGrad},
+      {"cast", {"x"}, {Arg("dtype", AttrType::kDataType)}, CallCast},
   };
   return functions;
 }

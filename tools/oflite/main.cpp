@@ -31,7 +31,9 @@ int main(int argc, char** argv) {
   bench->add_option("function", bench_options.function, "snake_case name, or copy");
   bench->add_option("--shape", bench_options.shape, "R,C[,...]");
   bench->add_option("--dtype", bench_options.dtype, "float32|float16|bfloat16|float64");
-  bench->add_option("--arg", bench_options.args, "NAME=VALUE argument");
+  bench->add_option(
+      "--arg", bench_options.args,
+      "NAME=VALUE argument; <input>_shape=D0,D1 gives that input its own shape (y_shape=8192,1)");
   bench->add_option("--device", bench_options.device, "cpu or cuda[:N] (default: cuda:0 if any)");
   bench->add_option("--warmup", bench_options.warmup, "untimed calls first");
   bench->add_option("--reps", bench_options.reps, "timed calls (the median is reported)");

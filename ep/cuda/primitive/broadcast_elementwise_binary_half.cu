@@ -1,0 +1,11 @@
+// CUDA BroadcastElementwiseBinary kernels for float16: one .cu per dtype so dtypes compile in
+// parallel.
+#include "ep/cuda/primitive/broadcast_elementwise_binary.cuh"
+
+namespace oflite {
+namespace ep {
+
+OFLITE_INSTANTIATE_CUDA_BINARY(float16)
+
+}  // namespace ep
+}  // namespace oflite
