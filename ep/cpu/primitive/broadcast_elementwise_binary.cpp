@@ -124,7 +124,7 @@ class CpuBroadcastElementwiseBinary final : public primitive::BroadcastElementwi
 
  private:
   size_t max_num_dims_;
-  primitive::elementwise::BinaryFunctor<op> functor_;
+  primitive::elementwise::BinaryFunctor<op, sizeof(T) == 2> functor_;
 };
 
 template <BinaryOp op>

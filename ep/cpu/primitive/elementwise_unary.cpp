@@ -40,7 +40,7 @@ class CpuElementwiseUnary final : public primitive::ElementwiseUnary {
   }
 
  private:
-  primitive::elementwise::UnaryFunctor<op> functor_;
+  primitive::elementwise::UnaryFunctor<op, sizeof(T) == 2> functor_;
 };
 
 template <UnaryOp op>

@@ -261,7 +261,7 @@ class CudaBroadcastElementwiseBinary final : public CudaBroadcastElementwiseBina
   }
 
  private:
-  primitive::elementwise::BinaryFunctor<kOp> functor_;
+  primitive::elementwise::BinaryFunctor<kOp, sizeof(T) == 2> functor_;
 };
 
 // The primitive for (op, T), T a host element type; nullptr where kBinarySupports says no.

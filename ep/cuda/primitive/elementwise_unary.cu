@@ -80,7 +80,7 @@ class CudaElementwiseUnary final : public CudaElementwiseUnaryBase {
   }
 
  private:
-  primitive::elementwise::UnaryFunctor<kOp> functor_;
+  primitive::elementwise::UnaryFunctor<kOp, sizeof(T) == 2> functor_;
 };
 
 template <typename T>
