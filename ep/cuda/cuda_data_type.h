@@ -26,6 +26,22 @@ struct CudaTypeOf<bfloat16> {
 template <typename T>
 using CudaType = typename CudaTypeOf<T>::type;
 
+// The type device code computes a CUDA storage type in: 16-bit floats compute in float.
+template <typename T>
+struct CudaComputeTypeOf {
+  using type = T;
+};
+template <>
+struct CudaComputeTypeOf<__half> {
+  using type = float;
+};
+template <>
+struct CudaComputeTypeOf<__nv_bfloat16> {
+  using type = float;
+};
+template <typename T>
+using CudaComputeType = typename CudaComputeTypeOf<T>::type;
+
 static_assert(sizeof(CudaType<float16>) == 2 && sizeof(CudaType<bfloat16>) == 2,
               "host and device half types must share their layout");
 

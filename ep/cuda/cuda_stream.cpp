@@ -45,5 +45,14 @@ Maybe<PinnedStagingBuffer*> CudaStream::staging_buffer() {
   return staging_buffer_.get();
 }
 
+Maybe<CudaStream*> ActiveCudaStream(Stream* stream, const std::string& primitive) {
+  OFLITE_CHECK_OR_RETURN(stream != nullptr && stream->device_type() == DeviceType::kCUDA,
+                         ValueError)
+      << primitive << ": needs a cuda stream";
+  auto* cuda_stream = static_cast<CudaStream*>(stream);
+  OFLITE_JUST(cuda_stream->SetDevice());
+  return cuda_stream;
+}
+
 }  // namespace ep
 }  // namespace oflite

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <mutex>
+#include <string>
 
 #include "ep/cuda/cuda_device_properties.h"
 #include "ep/cuda/pinned_staging_buffer.h"
@@ -17,6 +18,11 @@ namespace ep {
 
 // DeviceError carrying CUDA's own error string; `what` names the failed call.
 Maybe<void> CudaCheck(cudaError_t status, const char* what);
+
+class CudaStream;
+// The CUDA stream a primitive was handed, with its device made current (kernels launch on the
+// current device); ValueError naming the primitive for any other stream.
+Maybe<CudaStream*> ActiveCudaStream(Stream* stream, const std::string& primitive);
 
 class CudaStream final : public Stream {
  public:

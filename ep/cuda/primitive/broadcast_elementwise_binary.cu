@@ -140,9 +140,8 @@ Maybe<void> CudaBroadcastElementwiseBinaryBase::Launch(Stream* stream, size_t nu
                                                        void* dst) {
   namespace k = elementwise_kernels;
   last_plan_ = k::BinaryPlan();
-  OFLITE_CHECK_OR_RETURN(stream != nullptr && stream->device_type() == DeviceType::kCUDA,
-                         ValueError)
-      << name() << ": needs a cuda stream";
+  CudaStream* cuda_stream = nullptr;
+  OFLITE_ASSIGN_OR_RETURN(cuda_stream, ActiveCudaStream(stream, name()));
   OFLITE_CHECK_OR_RETURN(std::max(num_src0_dims, num_src1_dims) <= max_rank_, ValueError)
       << name() << ": operands of rank " << num_src0_dims << " and " << num_src1_dims
       << " exceed the rank this primitive was made for (" << max_rank_ << ")";
@@ -157,8 +156,6 @@ Maybe<void> CudaBroadcastElementwiseBinaryBase::Launch(Stream* stream, size_t nu
   OFLITE_CHECK_OR_RETURN(plan.path != k::BinaryPath::kTooManyDims, NotImplemented)
       << name() << ": the operands simplify to " << dims.rank()
       << " broadcast dims, above the supported " << k::kMaxDims;
-  auto* cuda_stream = static_cast<CudaStream*>(stream);
-  OFLITE_JUST(cuda_stream->SetDevice());
   const CudaDeviceProperties& properties = cuda_stream->properties();
   const k::LaunchParams params{cuda_stream->cuda_stream(), properties.sm_count,
                                properties.max_threads_per_sm};

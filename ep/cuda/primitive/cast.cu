@@ -56,14 +56,11 @@ class CudaCastBase : public primitive::Cast {
 
   Maybe<void> Launch(Stream* stream, const void* src, void* dst, size_t count) final {
     last_pack_ = 0;
-    OFLITE_CHECK_OR_RETURN(stream != nullptr && stream->device_type() == DeviceType::kCUDA,
-                           ValueError)
-        << name() << ": needs a cuda stream";
+    CudaStream* cuda_stream = nullptr;
+    OFLITE_ASSIGN_OR_RETURN(cuda_stream, ActiveCudaStream(stream, name()));
     if (count == 0) {
       return Ok();
     }
-    auto* cuda_stream = static_cast<CudaStream*>(stream);
-    OFLITE_JUST(cuda_stream->SetDevice());
     if (from_ == to_) {  // the bits as they are, NaN payloads included
       OFLITE_JUST(CudaCheck(cudaMemcpyAsync(dst, src, count * DataTypeSize(from_),
                                             cudaMemcpyDeviceToDevice, cuda_stream->cuda_stream()),

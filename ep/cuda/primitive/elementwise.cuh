@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "ep/cuda/cuda_data_type.h"
 #include "ep/cuda/grid_size.h"
 
 namespace oflite {
@@ -43,19 +44,7 @@ constexpr int64_t kChunkElements = int64_t{1} << 30;
 // ---- compute types and conversions --------------------------------------------------------
 
 template <typename T>
-struct ComputeTypeOf {
-  using type = T;
-};
-template <>
-struct ComputeTypeOf<__half> {
-  using type = float;
-};
-template <>
-struct ComputeTypeOf<__nv_bfloat16> {
-  using type = float;
-};
-template <typename T>
-using ComputeType = typename ComputeTypeOf<T>::type;
+using ComputeType = CudaComputeType<T>;
 
 template <typename T>
 constexpr bool kIsHalf16 = std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>;

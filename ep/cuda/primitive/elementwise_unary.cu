@@ -36,14 +36,11 @@ class CudaElementwiseUnaryBase : public primitive::ElementwiseUnary {
 
   Maybe<void> Launch(Stream* stream, const void* src, void* dst, size_t count) final {
     last_pack_ = 0;
-    OFLITE_CHECK_OR_RETURN(stream != nullptr && stream->device_type() == DeviceType::kCUDA,
-                           ValueError)
-        << name() << ": needs a cuda stream";
+    CudaStream* cuda_stream = nullptr;
+    OFLITE_ASSIGN_OR_RETURN(cuda_stream, ActiveCudaStream(stream, name()));
     if (count == 0) {
       return Ok();
     }
-    auto* cuda_stream = static_cast<CudaStream*>(stream);
-    OFLITE_JUST(cuda_stream->SetDevice());
     const CudaDeviceProperties& properties = cuda_stream->properties();
     const k::LaunchParams params{cuda_stream->cuda_stream(), properties.sm_count,
                                  properties.max_threads_per_sm};

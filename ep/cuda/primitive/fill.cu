@@ -61,14 +61,11 @@ class CudaFill final : public primitive::Fill {
   }
 
   Maybe<void> Launch(Stream* stream, void* dst, double value, size_t count) override {
-    OFLITE_CHECK_OR_RETURN(stream != nullptr && stream->device_type() == DeviceType::kCUDA,
-                           ValueError)
-        << name() << ": needs a cuda stream";
+    CudaStream* cuda_stream = nullptr;
+    OFLITE_ASSIGN_OR_RETURN(cuda_stream, ActiveCudaStream(stream, name()));
     if (count == 0) {
       return Ok();
     }
-    auto* cuda_stream = static_cast<CudaStream*>(stream);
-    OFLITE_JUST(cuda_stream->SetDevice());
     using Storage = CudaType<T>;
     const int64_t elements = static_cast<int64_t>(count);
     FillKernel<Storage><<<FillBlocks(cuda_stream->properties(), elements), kBlockSize, 0,

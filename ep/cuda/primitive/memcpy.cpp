@@ -39,14 +39,11 @@ class CudaMemcpy final : public primitive::Memcpy {
   }
 
   Maybe<void> Launch(Stream* stream, void* dst, const void* src, size_t bytes) override {
-    OFLITE_CHECK_OR_RETURN(stream != nullptr && stream->device_type() == DeviceType::kCUDA,
-                           ValueError)
-        << name() << ": needs a cuda stream";
+    CudaStream* cuda_stream = nullptr;
+    OFLITE_ASSIGN_OR_RETURN(cuda_stream, ActiveCudaStream(stream, name()));
     if (bytes == 0) {
       return Ok();
     }
-    auto* cuda_stream = static_cast<CudaStream*>(stream);
-    OFLITE_JUST(cuda_stream->SetDevice());
     const cudaStream_t raw_stream = cuda_stream->cuda_stream();
     const void* host = nullptr;
     switch (kind_) {

@@ -30,9 +30,8 @@ class CudaPermute final : public primitive::Permute {
   Maybe<void> Launch(Stream* stream, size_t num_dims, const int64_t* src_dims, const void* src,
                      const int64_t* perm, void* dst) override {
     last_path_ = permute_kernels::PermutePath::kNone;
-    OFLITE_CHECK_OR_RETURN(stream != nullptr && stream->device_type() == DeviceType::kCUDA,
-                           ValueError)
-        << name() << ": needs a cuda stream";
+    CudaStream* cuda_stream = nullptr;
+    OFLITE_ASSIGN_OR_RETURN(cuda_stream, ActiveCudaStream(stream, name()));
     OFLITE_CHECK_OR_RETURN(num_dims <= static_cast<size_t>(permute_kernels::kMaxDims),
                            NotImplemented)
         << name() << ": rank " << num_dims << " is above the supported "
@@ -43,8 +42,6 @@ class CudaPermute final : public primitive::Permute {
     if (plan.path == permute_kernels::PermutePath::kNone) {
       return Ok();
     }
-    auto* cuda_stream = static_cast<CudaStream*>(stream);
-    OFLITE_JUST(cuda_stream->SetDevice());
     const CudaDeviceProperties& properties = cuda_stream->properties();
     OFLITE_JUST(CudaCheck(
         permute_kernels::LaunchPermutePlan(cuda_stream->cuda_stream(), plan, src, dst,

@@ -36,11 +36,8 @@ template <typename T, SoftmaxAlgorithm kAlgorithm>
 Maybe<void> LaunchChecked(Stream* stream, size_t rows, size_t cols, const void* a, const void* dy,
                           void* out, softmax::LaunchInfo* info) {
   using D = CudaType<T>;
-  OFLITE_CHECK_OR_RETURN(stream != nullptr && stream->device_type() == DeviceType::kCUDA,
-                         ValueError)
-      << "cuda softmax: needs a cuda stream";
-  auto* cuda_stream = static_cast<CudaStream*>(stream);
-  OFLITE_JUST(cuda_stream->SetDevice());  // launches and occupancy queries go to its GPU
+  CudaStream* cuda_stream = nullptr;  // its device current: launches and occupancy queries
+  OFLITE_ASSIGN_OR_RETURN(cuda_stream, ActiveCudaStream(stream, "cuda softmax"));
   return CudaCheck(
       softmax::Launch<D, ToKernelAlgorithm(kAlgorithm)>(
           cuda_stream->properties(), cuda_stream->cuda_stream(), static_cast<int64_t>(rows),

@@ -11,6 +11,7 @@
 #include <tuple>
 #include <type_traits>
 
+#include "ep/cuda/cuda_data_type.h"
 #include "ep/cuda/cuda_device_properties.h"
 #include "ep/cuda/grid_size.h"
 #include "ep/cuda/primitive/softmax_kernels.cuh"
@@ -20,15 +21,6 @@
 namespace oflite {
 namespace ep {
 namespace softmax {
-
-template <typename T>
-struct ComputeTypeOf {
-  using type = float;
-};
-template <>
-struct ComputeTypeOf<double> {
-  using type = double;
-};
 
 constexpr int kMaxWarpCols = 1024;
 inline int64_t GridSize(const CudaDeviceProperties& props, int block_threads, int64_t work) {
@@ -42,7 +34,7 @@ template <typename T, Algorithm kAlgorithm, int kPack, int kColsPerThread, int k
           int kRowsPerAccess>
 cudaError_t LaunchWarp(const CudaDeviceProperties& props, cudaStream_t stream, int64_t rows,
                        int64_t cols, const T* a, const T* dy, T* out, LaunchInfo* info) {
-  using C = typename ComputeTypeOf<T>::type;
+  using C = CudaComputeType<T>;
   constexpr int kGroupsPerBlock = kWarpBlockThreads / kWidth;
   const dim3 block(kWidth, kGroupsPerBlock);
   const int64_t rows_per_block = static_cast<int64_t>(kGroupsPerBlock) * kRowsPerAccess;
@@ -125,7 +117,7 @@ cudaError_t LaunchWarpPath(const CudaDeviceProperties& props, cudaStream_t strea
 
 template <typename T, Algorithm kAlgorithm, int kBlockSize>
 void* BlockSmemKernel(bool backward) {
-  using C = typename ComputeTypeOf<T>::type;
+  using C = CudaComputeType<T>;
   return backward ? reinterpret_cast<void*>(
                         &BlockSmemSoftmaxBackwardKernel<T, C, kAlgorithm, kBlockSize>)
                   : reinterpret_cast<void*>(&BlockSmemSoftmaxKernel<T, C, kAlgorithm, kBlockSize>);
@@ -192,7 +184,7 @@ template <typename T, Algorithm kAlgorithm, int kBlockSize>
 cudaError_t LaunchBlockSmem(const CudaDeviceProperties& props, cudaStream_t stream, int64_t rows,
                             int64_t cols, const T* a, const T* dy, T* out, size_t smem,
                             LaunchInfo* info) {
-  using C = typename ComputeTypeOf<T>::type;
+  using C = CudaComputeType<T>;
   const auto grid = static_cast<unsigned>(GridSize(props, kBlockSize, rows));
   if (dy == nullptr) {
     BlockSmemSoftmaxKernel<T, C, kAlgorithm, kBlockSize>
@@ -240,7 +232,7 @@ template <typename T, Algorithm kAlgorithm>
 cudaError_t LaunchBlockUncached(const CudaDeviceProperties& props, cudaStream_t stream,
                                 int64_t rows, int64_t cols, const T* a, const T* dy, T* out,
                                 LaunchInfo* info) {
-  using C = typename ComputeTypeOf<T>::type;
+  using C = CudaComputeType<T>;
   constexpr int kBlockSize = 1024;
   const auto grid = static_cast<unsigned>(GridSize(props, kBlockSize, rows));
   if (dy == nullptr) {
