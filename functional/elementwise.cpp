@@ -41,21 +41,40 @@ Maybe<Tensor> DispatchBinary(BinaryOp op, const Tensor& x, const Tensor& y, Data
   return DispatchOne(primitive::BinaryOpName(op), {a, b});
 }
 
+// PyTorch's result type: a rank-0 tensor beside a tensor with dims counts only by category.
+DataType ResultType(const Tensor& x, const Tensor& y) {
+  if ((x.rank() == 0) != (y.rank() == 0)) {
+    return x.rank() == 0 ? PromoteWithZeroDim(y.dtype(), x.dtype())
+                         : PromoteWithZeroDim(x.dtype(), y.dtype());
+  }
+  return PromoteTypes(x.dtype(), y.dtype());
+}
+
 Maybe<Tensor> Binary(BinaryOp op, const Tensor& x, const Tensor& y) {
   const char* name = primitive::BinaryOpName(op);
   OFLITE_JUST(CheckDefined(name, "x", x));
   OFLITE_JUST(CheckDefined(name, "y", y));
-  return DispatchBinary(op, x, y, ComputeDtype(op, PromoteTypes(x.dtype(), y.dtype())));
+  return DispatchBinary(op, x, y, ComputeDtype(op, ResultType(x, y)));
 }
 
-// scalar_first: the scalar is the left operand (2.5 - x).
+// scalar_first: the scalar is the left operand (2.5 - x). The scalar goes to the scalar op in
+// attrs, exact, and enters the computation in the compute type (float for 16-bit tensors).
 Maybe<Tensor> BinaryWithScalar(BinaryOp op, const Tensor& t, const Scalar& s, bool scalar_first) {
   const char* name = primitive::BinaryOpName(op);
   OFLITE_JUST(CheckDefined(name, scalar_first ? "y" : "x", t));
   const DataType dtype = ComputeDtype(op, PromoteWithScalar(t.dtype(), s));
-  Tensor scalar;
-  OFLITE_ASSIGN_OR_RETURN(scalar, Tensor::Full(Shape{}, s.ToDouble(), dtype, t.device()));
-  return scalar_first ? DispatchBinary(op, scalar, t, dtype) : DispatchBinary(op, t, scalar, dtype);
+  OFLITE_CHECK_OR_RETURN(!(op == BinaryOp::kPow && !scalar_first && !IsFloatingDataType(dtype) &&
+                           !s.is_float() && s.ToInt() < 0),
+                         ValueError)
+      << "pow: integers to negative integer powers are not allowed (exponent " << s
+      << ", base dtype " << dtype << "), as in PyTorch";
+  Tensor input;
+  OFLITE_ASSIGN_OR_RETURN(input, CastIfNeeded(t, dtype));
+  return DispatchOne(ops::ScalarOpType(op), {input},
+                     {{ops::kScalarIntOperand, s.is_float() ? int64_t{0} : s.ToInt()},
+                      {ops::kScalarFloatOperand, s.ToDouble()},
+                      {ops::kScalarHasFloatOperand, s.is_float()},
+                      {ops::kScalarFirst, scalar_first}});
 }
 
 // exp, log, sqrt, rsqrt, sigmoid and tanh of integers compute in float32, as in PyTorch.

@@ -1,6 +1,8 @@
-// C++ operators on tensors: x + y, x * 2.5, 2.5 - x, -x, x < y, ... They are the functional
-// calls (functional.h) under another name and return Maybe<Tensor>: a bad operand (shapes
-// that do not broadcast, an unsupported dtype) is an Error in the result, never an exception.
+// C++ operators on tensors: x + y, x * 2.5, 2.5 - x, y / x, -x. They are the functional calls
+// (functional.h) under another name and return Maybe<Tensor>: a bad operand (shapes that do
+// not broadcast, an unsupported dtype) is an Error in the result, never an exception. There
+// are no comparison operators: a Maybe tests true when the call succeeds, so `if (x == y)`
+// would read as true for any two tensors; use functional::Eq, Lt, ... instead.
 //
 //   Maybe<Tensor> z = x * 2 + y;   // does not compile: x * 2 is a Maybe<Tensor>
 //   Tensor z;
@@ -27,12 +29,6 @@ OFLITE_DEFINE_TENSOR_OPERATOR(+, Add)
 OFLITE_DEFINE_TENSOR_OPERATOR(-, Sub)
 OFLITE_DEFINE_TENSOR_OPERATOR(*, Mul)
 OFLITE_DEFINE_TENSOR_OPERATOR(/, Div)
-OFLITE_DEFINE_TENSOR_OPERATOR(==, Eq)
-OFLITE_DEFINE_TENSOR_OPERATOR(!=, Ne)
-OFLITE_DEFINE_TENSOR_OPERATOR(<, Lt)
-OFLITE_DEFINE_TENSOR_OPERATOR(<=, Le)
-OFLITE_DEFINE_TENSOR_OPERATOR(>, Gt)
-OFLITE_DEFINE_TENSOR_OPERATOR(>=, Ge)
 #undef OFLITE_DEFINE_TENSOR_OPERATOR
 
 inline Maybe<Tensor> operator-(const Tensor& x) { return functional::Neg(x); }

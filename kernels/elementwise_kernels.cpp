@@ -82,6 +82,49 @@ class BinaryKernel final : public OpKernel {
   BinaryOp op_;
 };
 
+// The tensor-scalar forms: the same primitive, launched with the scalar from the attrs.
+class ScalarBinaryKernel final : public OpKernel {
+ public:
+  explicit ScalarBinaryKernel(BinaryOp op) : op_(op) {}
+
+  std::unique_ptr<primitive::BroadcastElementwiseBinary> New(DeviceType device, DataType src,
+                                                             DataType dst) const {
+    return primitive::NewPrimitive<primitive::BroadcastElementwiseBinaryFactory>(device, op_, src,
+                                                                                 dst, 1, 0.0);
+  }
+
+  bool IsMatched(const KernelMatchContext& ctx) const {
+    return New(ctx.device_type, ctx.input_dtypes[0], ctx.output_dtypes[0]) != nullptr;
+  }
+
+  Maybe<void> Compute(KernelComputeContext* ctx) const override {
+    const Tensor& x = ctx->Input(ops::kScalarX);
+    const Tensor& y = ctx->Output(ops::kScalarY);
+    auto binary = New(ctx->device_type(), x.dtype(), y.dtype());
+    OFLITE_CHECK_OR_RETURN(binary != nullptr, RuntimeError) << "matched kernel lost its primitive";
+    bool has_float = false, scalar_first = false;
+    OFLITE_ASSIGN_OR_RETURN(has_float, ctx->attrs().Get<bool>(ops::kScalarHasFloatOperand));
+    OFLITE_ASSIGN_OR_RETURN(scalar_first, ctx->attrs().Get<bool>(ops::kScalarFirst));
+    Scalar scalar(0);
+    if (has_float) {
+      double value = 0;
+      OFLITE_ASSIGN_OR_RETURN(value, ctx->attrs().Get<double>(ops::kScalarFloatOperand));
+      scalar = Scalar(value);
+    } else {
+      int64_t value = 0;
+      OFLITE_ASSIGN_OR_RETURN(value, ctx->attrs().Get<int64_t>(ops::kScalarIntOperand));
+      scalar = Scalar(value);
+    }
+    OFLITE_JUST(binary->LaunchWithScalar(ctx->stream(), scalar, scalar_first, x.data(),
+                                         y.mut_data(), static_cast<size_t>(x.shape().elem_cnt())));
+    ctx->NotePrimitive(binary->LaunchDescription());
+    return Ok();
+  }
+
+ private:
+  BinaryOp op_;
+};
+
 class UnaryKernel final : public OpKernel {
  public:
   explicit UnaryKernel(UnaryOp op) : op_(op) {}
@@ -132,7 +175,7 @@ class CastKernel final : public OpKernel {
 };
 
 template <typename KernelT, typename Op>
-void RegisterKernel(const char* op_type, const char* name, Op op) {
+void RegisterKernel(const std::string& op_type, const char* name, Op op) {
   auto kernel = std::make_shared<KernelT>(op);
   KernelRegistry::Global().Register(
       {op_type, name, [kernel](const KernelMatchContext& ctx) { return kernel->IsMatched(ctx); },
@@ -143,6 +186,9 @@ const bool kElementwiseKernelsRegistered = [] {
   for (BinaryOp op : ops::BinaryOpTypes()) {
     RegisterKernel<BinaryKernel>(primitive::BinaryOpName(op), "BroadcastElementwiseBinaryKernel",
                                  op);
+    if (!ops::IsGradOp(op)) {
+      RegisterKernel<ScalarBinaryKernel>(ops::ScalarOpType(op), "ScalarBinaryKernel", op);
+    }
   }
   for (UnaryOp op : ops::UnaryOpTypes()) {
     RegisterKernel<UnaryKernel>(primitive::UnaryOpName(op), "ElementwiseUnaryKernel", op);

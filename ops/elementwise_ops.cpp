@@ -51,6 +51,8 @@ const std::vector<UnaryOp>& UnaryOpTypes() {
   return ops;
 }
 
+std::string ScalarOpType(BinaryOp op) { return std::string("scalar_") + BinaryOpName(op); }
+
 bool BinaryOpAccepts(BinaryOp op, DataType dtype) {
   if (op == BinaryOp::kDiv || IsGradOp(op)) {
     return IsFloatingDataType(dtype);
@@ -92,6 +94,14 @@ std::string RefusalHint(BinaryOp op, DataType dtype) {
     return " (functional::Div promotes integer operands to float32)";
   }
   return "";
+}
+
+Maybe<void> InferScalarBinary(InferContext* ctx, BinaryOp op) {
+  const TensorDesc& x = ctx->Input(kScalarX);
+  OFLITE_CHECK_OR_RETURN(BinaryOpAccepts(op, x.dtype), TypeError)
+      << ctx->op_type() << ": dtype " << x.dtype << " is not supported" << RefusalHint(op, x.dtype);
+  *ctx->MutOutput(kScalarY) = {x.shape, primitive::IsComparison(op) ? DataType::kBool : x.dtype};
+  return Ok();
 }
 
 Maybe<void> InferBinary(InferContext* ctx, BinaryOp op) {
@@ -247,6 +257,26 @@ void RegisterBinary(BinaryOp op) {
   OpRegistry::Global().Register(builder.schema());
 }
 
+// x op s: splits pass through; partial sums only where the op is linear in x: x * s, s * x and
+// x / s (x + s would add s once per rank).
+void RegisterScalarBinary(BinaryOp op) {
+  OpSchemaBuilder builder(ScalarOpType(op));
+  builder.Input(kScalarX)
+      .Output(kScalarY)
+      .Attr<int64_t>(kScalarIntOperand, 0)
+      .Attr<double>(kScalarFloatOperand, 0.0)
+      .Attr<bool>(kScalarHasFloatOperand, false)
+      .Attr<bool>(kScalarFirst, false);
+  builder.SetInferFn([op](InferContext* ctx) { return InferScalarBinary(ctx, op); });
+  builder.SetSbpFn([op](const InferContext& ctx) -> Maybe<std::vector<proto::SbpSignature>> {
+    bool scalar_first = false;
+    OFLITE_ASSIGN_OR_RETURN(scalar_first, ctx.attrs().Get<bool>(kScalarFirst));
+    const bool linear = op == BinaryOp::kMul || (op == BinaryOp::kDiv && !scalar_first);
+    return UnarySignatures(ctx.inputs()[0].shape, linear, ArgOrder(ctx));
+  });
+  OpRegistry::Global().Register(builder.schema());
+}
+
 void RegisterUnary(UnaryOp op) {
   OpSchemaBuilder builder(primitive::UnaryOpName(op));
   builder.Input(kUnaryX).Output(kUnaryY);
@@ -265,6 +295,9 @@ void RegisterUnary(UnaryOp op) {
 const bool kElementwiseOpsRegistered = [] {
   for (BinaryOp op : BinaryOpTypes()) {
     RegisterBinary(op);
+    if (!IsGradOp(op)) {
+      RegisterScalarBinary(op);
+    }
   }
   for (UnaryOp op : UnaryOpTypes()) {
     RegisterUnary(op);

@@ -5,6 +5,7 @@
 #ifndef ONEFLOW_LITE_OPS_ELEMENTWISE_OPS_H_
 #define ONEFLOW_LITE_OPS_ELEMENTWISE_OPS_H_
 
+#include <string>
 #include <vector>
 
 #include "oneflow_lite/common/data_type.h"
@@ -30,6 +31,18 @@ constexpr const char* kUnaryY = "y";
 constexpr const char* kApproximate = "approximate";
 constexpr const char* kAlpha = "alpha";
 constexpr double kDefaultLeakyReluAlpha = 0.01;
+
+// Tensor-scalar forms of the binary ops that are not gradients: x -> y, named "scalar_add",
+// "scalar_pow", "scalar_lt", ... The scalar travels in attrs (an int64 or a double, whichever
+// has_float_operand says) so that it reaches the primitive exactly, not rounded to x's dtype;
+// scalar_first puts it on the left (2.5 - x).
+constexpr const char* kScalarX = "x";
+constexpr const char* kScalarY = "y";
+constexpr const char* kScalarIntOperand = "int_operand";
+constexpr const char* kScalarFloatOperand = "float_operand";
+constexpr const char* kScalarHasFloatOperand = "has_float_operand";
+constexpr const char* kScalarFirst = "scalar_first";
+std::string ScalarOpType(primitive::BinaryOp op);  // "scalar_" + the op's name
 
 constexpr const char* kCastOp = "cast";
 constexpr const char* kCastX = "x";

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "oneflow_lite/common/data_type.h"
+#include "oneflow_lite/common/scalar.h"
 #include "oneflow_lite/ep/stream.h"
 #include "primitive/elementwise_op.h"
 #include "primitive/primitive.h"
@@ -20,6 +21,11 @@ class BroadcastElementwiseBinary : public Primitive {
   virtual Maybe<void> Launch(ep::Stream* stream, size_t num_src0_dims, const int64_t* src0_dims,
                              const void* src0, size_t num_src1_dims, const int64_t* src1_dims,
                              const void* src1, void* dst) = 0;
+  // dst[i] = op(src[i], scalar), or op(scalar, src[i]) when scalar_first, over count elements.
+  // The scalar enters in the compute type (elementwise::ScalarAs): float for 16-bit dtypes, so
+  // that float16 x * 1e-7 is not x times 1e-7 rounded to float16; exact for int64.
+  virtual Maybe<void> LaunchWithScalar(ep::Stream* stream, const Scalar& scalar, bool scalar_first,
+                                       const void* src, void* dst, size_t count) = 0;
 };
 
 // New(op, src dtype, dst dtype, max rank, attr): dst dtype is bool for comparisons and the src

@@ -14,6 +14,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "oneflow_lite/common/scalar.h"
 #include "primitive/elementwise_op.h"
 
 #if defined(__CUDACC__)
@@ -399,6 +400,20 @@ OFLITE_HOST_DEVICE To CastValue(From v) {
     return static_cast<To>(static_cast<U>(v));  // wraps; the conversion to To is modular
   } else {
     return static_cast<To>(v);
+  }
+}
+
+// A scalar operand as compute type C (host code): floating C takes the value (an integer
+// scalar rounds to nearest); integer C takes an integer scalar modulo 2^bits, as integer
+// arithmetic wraps, and a floating one as CastValue converts; bool C is value != 0.
+template <typename C>
+inline C ScalarAs(const Scalar& s) {
+  if constexpr (std::is_same_v<C, bool>) {
+    return s.is_float() ? s.ToDouble() != 0 : s.ToInt() != 0;
+  } else if constexpr (kIsInt<C>) {
+    return s.is_float() ? CastValue<C>(s.ToDouble()) : CastValue<C>(s.ToInt());
+  } else {
+    return s.is_float() ? static_cast<C>(s.ToDouble()) : static_cast<C>(s.ToInt());
   }
 }
 

@@ -57,6 +57,10 @@ DataType PromoteTypes(DataType a, DataType b) {
   return a;
 }
 
+DataType PromoteWithZeroDim(DataType tensor, DataType zero_dim) {
+  return CategoryOf(zero_dim) > CategoryOf(tensor) ? zero_dim : tensor;
+}
+
 DataType PromoteWithScalar(DataType tensor, const Scalar& scalar) {
   const Category ct = CategoryOf(tensor);
   const Category cs = scalar.is_float() ? Category::kFloat

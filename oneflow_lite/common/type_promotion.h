@@ -18,6 +18,10 @@ DataType PromoteTypes(DataType a, DataType b);
 // floating scalar gives float32 (PyTorch's default dtype); a bool tensor with an integer
 // scalar gives int64; otherwise the tensor keeps its dtype.
 DataType PromoteWithScalar(DataType tensor, const Scalar& scalar);
+// A tensor with dims with a rank-0 tensor: the rank-0 one decides only when its category is
+// higher, and then with its own dtype (float32 (3,) with float64 () stays float32; int32 (3,)
+// with float64 () gives float64).
+DataType PromoteWithZeroDim(DataType tensor, DataType zero_dim);
 
 }  // namespace oflite
 

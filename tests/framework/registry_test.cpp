@@ -32,12 +32,19 @@ const std::vector<std::string> kElementwiseUnaryOps = {"abs",     "exp",  "gelu"
                                                        "log",     "neg",  "relu", "rsqrt",
                                                        "sigmoid", "silu", "sqrt", "tanh"};
 
+// The tensor-scalar forms of the binary ops that are not gradients.
+const std::vector<std::string> kScalarBinaryOps = {
+    "scalar_add", "scalar_div", "scalar_eq",      "scalar_ge",      "scalar_gt",
+    "scalar_le",  "scalar_lt",  "scalar_maximum", "scalar_minimum", "scalar_mul",
+    "scalar_ne",  "scalar_pow", "scalar_sub"};
+
 // Every op the library registers, sorted.
 const std::vector<std::string> kShippedOps = [] {
   std::vector<std::string> ops = {"cast",    "log_softmax",  "log_softmax_grad",
                                   "softmax", "softmax_grad", "transpose"};
   ops.insert(ops.end(), kElementwiseBinaryOps.begin(), kElementwiseBinaryOps.end());
   ops.insert(ops.end(), kElementwiseUnaryOps.begin(), kElementwiseUnaryOps.end());
+  ops.insert(ops.end(), kScalarBinaryOps.begin(), kScalarBinaryOps.end());
   std::sort(ops.begin(), ops.end());
   return ops;
 }();
@@ -53,6 +60,9 @@ const std::map<std::string, std::string>& KernelNames() {
     }
     for (const std::string& op : kElementwiseUnaryOps) {
       m[op] = "ElementwiseUnaryKernel";
+    }
+    for (const std::string& op : kScalarBinaryOps) {
+      m[op] = "ScalarBinaryKernel";
     }
     return m;
   }();
@@ -72,7 +82,10 @@ std::set<DataType> AsSet(const std::vector<DataType>& dtypes) {
 // What the CPU serves per op, as PyTorch has it: transpose and cast take every dtype, softmax
 // the floating ones; bool lacks sub, pow, neg, abs and relu; div, the gradients and the
 // transcendental unary ops are floating only (the functional calls promote integers).
-std::set<DataType> ExpectedCpuDtypes(const std::string& op) {
+std::set<DataType> ExpectedCpuDtypes(std::string op) {
+  if (op.rfind("scalar_", 0) == 0) {
+    op = op.substr(7);  // the tensor-scalar form serves what the op does
+  }
   const std::set<std::string> all = {"transpose", "cast", "add", "mul", "maximum", "minimum",
                                      "eq",        "ne",   "lt",  "le",  "gt",      "ge"};
   const std::set<std::string> not_bool = {"sub", "pow", "neg", "abs", "relu"};
@@ -124,6 +137,9 @@ TEST(RegistryTest, EachOpIsFoundWithItsSchema) {
   }
   for (const std::string& op : kElementwiseBinaryOps) {
     expected[op] = {{"x", "y"}, {"z"}};
+  }
+  for (const std::string& op : kScalarBinaryOps) {
+    expected[op] = {{"x"}, {"y"}};
   }
   for (const char* op : {"relu_grad", "sigmoid_grad", "tanh_grad"}) {
     expected[op] = {{"dy", "y"}, {"dx"}};  // from the forward output

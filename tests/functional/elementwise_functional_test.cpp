@@ -333,6 +333,62 @@ TEST(ElementwiseFunctional, MixedDtypesPromoteAsPyTorch) {
   }
 }
 
+TEST(ElementwiseFunctional, ScalarsEnterExactlyInTheComputeType) {
+  const int64_t big = (int64_t{1} << 53) + 1;  // not a double
+  for (const Device& device : Devices()) {
+    const std::string on = " on " + device.ToString();
+    const Tensor zero = Unwrap(Tensor::FromVector<int64_t>({0, 1}, Shape{2}, device));
+    const std::vector<int64_t> sum = Unwrap(
+        Unwrap(Unwrap(functional::Add(zero, Scalar(big))).To(Device::Cpu())).ToVector<int64_t>());
+    EXPECT_EQ(sum, (std::vector<int64_t>{big, big + 1})) << "int64 + 2^53 + 1" << on;
+    const Tensor at = Unwrap(Tensor::FromVector<int64_t>({big - 1}, Shape{1}, device));
+    ExpectMatches(Unwrap(functional::Eq(at, Scalar(big))), {0}, "2^53 == 2^53 + 1" + on);
+    ExpectMatches(
+        Unwrap(functional::Add(MakeTensor({5, 0}, Shape{2}, DataType::kUInt8, device), Scalar(-1))),
+        {4, 255}, "uint8 + -1 wraps" + on);
+    ExpectMatches(
+        Unwrap(functional::Add(MakeTensor({5}, Shape{1}, DataType::kInt8, device), Scalar(1000))),
+        {-19}, "int8 + 1000 wraps (1000 is -24 in int8)" + on);
+    for (DataType half : {DataType::kFloat16, DataType::kBFloat16}) {
+      const std::string what = std::string(" ") + DataTypeName(half) + on;
+      // 1e-7 rounded to float16 is 1.19e-7: the product would be 19% off
+      ExpectMatches(
+          Unwrap(functional::Mul(MakeTensor({1000}, Shape{1}, half, device), Scalar(1e-7))),
+          {ReferenceCast(RoundTo({1000}, half)[0] * 1e-7, half)}, "x * 1e-7" + what);
+      // 1e5 overflows float16, the product does not
+      ExpectMatches(
+          Unwrap(functional::Mul(MakeTensor({1e-3}, Shape{1}, half, device), Scalar(1e5))),
+          {ReferenceCast(RoundTo({1e-3}, half)[0] * 1e5, half)}, "x * 1e5" + what);
+    }
+    ExpectError(functional::Pow(MakeTensor({2}, Shape{1}, DataType::kInt32, device), Scalar(-1)),
+                ErrorKind::kValueError, {"pow", "negative integer powers"});
+    ExpectMatches(
+        Unwrap(functional::Pow(MakeTensor({2}, Shape{1}, DataType::kInt32, device), Scalar(-1.0))),
+        {0.5}, "int32 ** -1.0 is floating");
+  }
+}
+
+TEST(ElementwiseFunctional, RankZeroTensorsPromoteByCategoryOnly) {
+  for (const Device& device : Devices()) {
+    const Tensor h = MakeTensor({1, 2}, Shape{2}, DataType::kFloat16, device);
+    const Tensor i = MakeTensor({1, 2}, Shape{2}, DataType::kInt32, device);
+    EXPECT_EQ(
+        Unwrap(functional::Add(h, MakeTensor({1}, Shape{}, DataType::kFloat32, device))).dtype(),
+        DataType::kFloat16);
+    EXPECT_EQ(
+        Unwrap(functional::Add(MakeTensor({1}, Shape{}, DataType::kInt64, device), i)).dtype(),
+        DataType::kInt32);
+    const Tensor f =
+        Unwrap(functional::Add(i, MakeTensor({0.5}, Shape{}, DataType::kFloat64, device)));
+    EXPECT_EQ(f.dtype(), DataType::kFloat64);
+    ExpectMatches(f, {1.5, 2.5}, "int32 (2,) + float64 ()");
+    EXPECT_EQ(Unwrap(functional::Add(MakeTensor({1}, Shape{}, DataType::kFloat16, device),
+                                     MakeTensor({1}, Shape{}, DataType::kFloat32, device)))
+                  .dtype(),
+              DataType::kFloat32);  // both rank 0: the usual rules
+  }
+}
+
 TEST(ElementwiseFunctional, DivisionByZeroAndNaNFollowIeee) {
   const double inf = std::numeric_limits<double>::infinity(), nan = std::nan("");
   for (const Device& device : Devices()) {
@@ -398,8 +454,6 @@ TEST(ElementwiseFunctional, OperatorsAreTheFunctionalCalls) {
   ExpectMatches(Unwrap(2.5 - x), {1.5, 0.5, -0.5}, "2.5 - x");
   ExpectMatches(Unwrap(y / x), {4, 2.5, 2}, "y / x");
   ExpectMatches(Unwrap(-x), {-1, -2, -3}, "-x");
-  ExpectMatches(Unwrap(x < 2), {1, 0, 0}, "x < 2");
-  ExpectMatches(Unwrap(x == x), {1, 1, 1}, "x == x");
   ExpectError(x + MakeTensor({1, 2}, Shape{2}, DataType::kFloat32), ErrorKind::kValueError,
               {"(3,)", "(2,)"});
 }

@@ -328,6 +328,24 @@ TEST(SbpSignatures, UnaryOpsListExactlyTheValidOnes) {
   }
 }
 
+TEST(SbpSignatures, ScalarBinaryOpsListExactlyTheValidOnesOnEitherSide) {
+  for (primitive::BinaryOp op : ops::BinaryOpTypes()) {
+    if (ops::IsGradOp(op)) {
+      continue;
+    }
+    for (bool scalar_first : {false, true}) {
+      const bool ties = primitive::IsComparison(op);  // as for the tensor-tensor comparisons
+      const AttrMap attrs = {{ops::kScalarFloatOperand, ties ? 1.0 : 1.5},
+                             {ops::kScalarHasFloatOperand, true},
+                             {ops::kScalarFirst, scalar_first}};
+      ExpectListedAreExactlyValid(
+          SbpSimulation(ops::ScalarOpType(op),
+                        {ties ? SmallIntegers(kShape3d, 11) : Positive(kShape3d, 11)}, attrs),
+          ops::ScalarOpType(op) + (scalar_first ? " scalar first" : " scalar second"));
+    }
+  }
+}
+
 TEST(SbpSignatures, CastListsExactlyTheValidOnes) {
   ExpectListedAreExactlyValid(
       SbpSimulation(ops::kCastOp, {Random3d(10)}, {{ops::kCastDtype, DataType::kInt64}}),

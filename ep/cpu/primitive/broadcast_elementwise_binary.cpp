@@ -101,19 +101,9 @@ class CpuBroadcastElementwiseBinary final : public primitive::BroadcastElementwi
         }
       });
     } else if (dims.src0_single()) {  // then src1 has dst's shape
-      const C a0 = static_cast<C>(a[0]);
-      ParallelFor(count, kElementwiseGrain, [=](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) {
-          out[i] = static_cast<Out>(f(a0, static_cast<C>(b[i])));
-        }
-      });
+      WithScalar(static_cast<C>(a[0]), /*scalar_first=*/true, b, out, count);
     } else if (dims.src1_single()) {
-      const C b0 = static_cast<C>(b[0]);
-      ParallelFor(count, kElementwiseGrain, [=](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) {
-          out[i] = static_cast<Out>(f(static_cast<C>(a[i]), b0));
-        }
-      });
+      WithScalar(static_cast<C>(b[0]), /*scalar_first=*/false, a, out, count);
     } else {
       ParallelFor(count, kElementwiseGrain, [&](int64_t begin, int64_t end) {
         BroadcastRange<C>(dims, a, b, out, f, begin, end);
@@ -122,7 +112,32 @@ class CpuBroadcastElementwiseBinary final : public primitive::BroadcastElementwi
     return Ok();
   }
 
+  Maybe<void> LaunchWithScalar(Stream* /*stream*/, const Scalar& scalar, bool scalar_first,
+                               const void* src, void* dst, size_t count) override {
+    WithScalar(primitive::elementwise::ScalarAs<C>(scalar), scalar_first,
+               static_cast<const T*>(src), static_cast<Out*>(dst), static_cast<int64_t>(count));
+    return Ok();
+  }
+
  private:
+  // out[i] = f(s, x[i]) or f(x[i], s), the scalar hoisted out of the loop.
+  void WithScalar(C s, bool scalar_first, const T* x, Out* out, int64_t count) const {
+    const auto f = functor_;
+    if (scalar_first) {
+      ParallelFor(count, kElementwiseGrain, [=](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) {
+          out[i] = static_cast<Out>(f(s, static_cast<C>(x[i])));
+        }
+      });
+    } else {
+      ParallelFor(count, kElementwiseGrain, [=](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) {
+          out[i] = static_cast<Out>(f(static_cast<C>(x[i]), s));
+        }
+      });
+    }
+  }
+
   size_t max_num_dims_;
   primitive::elementwise::BinaryFunctor<op, sizeof(T) == 2> functor_;
 };

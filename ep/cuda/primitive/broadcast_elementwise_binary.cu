@@ -165,19 +165,41 @@ Maybe<void> CudaBroadcastElementwiseBinaryBase::Launch(Stream* stream, size_t nu
   return Ok();
 }
 
+Maybe<void> CudaBroadcastElementwiseBinaryBase::LaunchWithScalar(Stream* stream,
+                                                                 const Scalar& scalar,
+                                                                 bool scalar_first, const void* src,
+                                                                 void* dst, size_t count) {
+  namespace k = elementwise_kernels;
+  last_plan_ = k::BinaryPlan();
+  CudaStream* cuda_stream = nullptr;
+  OFLITE_ASSIGN_OR_RETURN(cuda_stream, ActiveCudaStream(stream, name()));
+  if (count == 0) {
+    return Ok();
+  }
+  const CudaDeviceProperties& properties = cuda_stream->properties();
+  const k::LaunchParams params{cuda_stream->cuda_stream(), properties.sm_count,
+                               properties.max_threads_per_sm};
+  int pack = 1;
+  OFLITE_JUST(CudaCheck(
+      LaunchScalar(params, scalar, scalar_first, src, dst, static_cast<int64_t>(count), &pack),
+      "broadcast_elementwise_binary kernel launch"));
+  last_plan_.path = k::BinaryPath::kScalar;
+  last_plan_.pack = pack;
+  return Ok();
+}
+
 namespace {
 
 class CudaBroadcastElementwiseBinaryFactory final
     : public primitive::BroadcastElementwiseBinaryFactory {
  public:
-  // Any max_rank: shapes are simplified before launch, and only more than kMaxDims simplified
-  // dims (operands alternating their broadcast axis that often) are refused, at launch
-  // (NotImplemented).
+  // Ranks up to kMaxDims, as on the CPU (shapes simplify to at most their rank in dims).
   std::unique_ptr<primitive::BroadcastElementwiseBinary> New(primitive::BinaryOp op,
                                                              DataType src_type, DataType dst_type,
                                                              size_t max_rank,
                                                              double attr) override {
-    if (dst_type != (primitive::IsComparison(op) ? DataType::kBool : src_type)) {
+    if (max_rank > static_cast<size_t>(elementwise_kernels::kMaxDims) ||
+        dst_type != (primitive::IsComparison(op) ? DataType::kBool : src_type)) {
       return nullptr;
     }
     std::unique_ptr<CudaBroadcastElementwiseBinaryBase> binary = VisitDataType(

@@ -33,7 +33,7 @@ namespace elementwise_kernels {
 
 // The most simplified dims the index path takes; SimplifyBroadcastDims merges every run of
 // dims that broadcast alike, so more would need operands alternating broadcast axis 9 times.
-constexpr int kMaxDims = 8;
+constexpr int kMaxDims = 16;  // as the CPU provider
 
 enum class BinaryPath { kNone, kPacked, kScalar, kRank2, kIndex32, kIndex64, kTooManyDims };
 
@@ -205,6 +205,8 @@ class CudaBroadcastElementwiseBinaryBase : public primitive::BroadcastElementwis
   Maybe<void> Launch(Stream* stream, size_t num_src0_dims, const int64_t* src0_dims,
                      const void* src0, size_t num_src1_dims, const int64_t* src1_dims,
                      const void* src1, void* dst) final;
+  Maybe<void> LaunchWithScalar(Stream* stream, const Scalar& scalar, bool scalar_first,
+                               const void* src, void* dst, size_t count) final;
 
   // The factory's max rank: launches with operands of higher rank are a ValueError, as on the
   // CPU.
@@ -214,6 +216,9 @@ class CudaBroadcastElementwiseBinaryBase : public primitive::BroadcastElementwis
   virtual cudaError_t LaunchPlan(const elementwise_kernels::LaunchParams& params,
                                  const elementwise_kernels::BinaryPlan& plan, const void* src0,
                                  const void* src1, void* dst) const = 0;
+  virtual cudaError_t LaunchScalar(const elementwise_kernels::LaunchParams& params,
+                                   const Scalar& scalar, bool scalar_first, const void* src,
+                                   void* dst, int64_t count, int* pack) const = 0;
 
  private:
   primitive::BinaryOp op_;
@@ -258,6 +263,15 @@ class CudaBroadcastElementwiseBinary final : public CudaBroadcastElementwiseBina
       default:
         return cudaErrorInvalidValue;
     }
+  }
+
+  cudaError_t LaunchScalar(const elementwise_kernels::LaunchParams& params, const Scalar& scalar,
+                           bool scalar_first, const void* src, void* dst, int64_t count,
+                           int* pack) const override {
+    using C = elementwise_kernels::ComputeType<Src>;
+    return elementwise_kernels::LaunchElementwiseWithValue(
+        params, count, functor_, static_cast<Dst*>(dst), static_cast<const Src*>(src),
+        primitive::elementwise::ScalarAs<C>(scalar), scalar_first, pack);
   }
 
  private:

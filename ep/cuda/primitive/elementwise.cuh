@@ -180,22 +180,31 @@ __global__ void __launch_bounds__(kBlockSize)
 // Which operand of a binary launch is one element broadcast to all n (read once per thread).
 enum class ScalarSide : int { kNone = 0, kSrc0 = 1, kSrc1 = 2 };
 
-// dst[i] = f(src0[i], src1[i]) for i < n (n < 2^31); the scalar side, if any, is read as
-// element 0 everywhere. The side is a kernel argument rather than a template parameter: the
-// branch is uniform across the grid, costs next to nothing in a memory-bound loop, and saves
-// two more instantiations per (op, dtype).
+// A scalar side's value when it comes from the host rather than from element 0 of a tensor.
+template <typename C0, typename C1>
+struct ScalarValue {
+  bool given = false;
+  C0 value0 = C0();
+  C1 value1 = C1();
+};
+
+// dst[i] = f(src0[i], src1[i]) for i < n (n < 2^31); the scalar side, if any, is element 0
+// everywhere, or the given value. The side is a kernel argument rather than a template
+// parameter: the branch is uniform across the grid, costs next to nothing in a memory-bound
+// loop, and saves two more instantiations per (op, dtype).
 template <int kPack, typename F, typename Dst, typename Src0, typename Src1>
 __global__ void __launch_bounds__(kBlockSize)
     BinaryElementwiseKernel(F f, uint32_t n, Dst* dst, const Src0* src0, const Src1* src1,
-                            ScalarSide scalar_side) {
+                            ScalarSide scalar_side,
+                            ScalarValue<ComputeType<Src0>, ComputeType<Src1>> value) {
   using C0 = ComputeType<Src0>;
   using C1 = ComputeType<Src1>;
   using R = decltype(f(C0(), C1()));
-  C0 scalar0 = C0();
-  C1 scalar1 = C1();
-  if (scalar_side == ScalarSide::kSrc0) {
+  C0 scalar0 = value.value0;
+  C1 scalar1 = value.value1;
+  if (scalar_side == ScalarSide::kSrc0 && !value.given) {
     scalar0 = ToCompute(*src0);
-  } else if (scalar_side == ScalarSide::kSrc1) {
+  } else if (scalar_side == ScalarSide::kSrc1 && !value.given) {
     scalar1 = ToCompute(*src1);
   }
   const uint32_t num_packs = n / kPack;
@@ -258,15 +267,17 @@ cudaError_t LaunchUnaryPacked(const LaunchParams& params, int64_t n, F f, Dst* d
 // of the operands that are not the scalar side).
 template <int kPack, typename F, typename Dst, typename Src0, typename Src1>
 cudaError_t LaunchBinaryPacked(const LaunchParams& params, int64_t n, F f, Dst* dst,
-                               const Src0* src0, const Src1* src1, ScalarSide scalar_side) {
+                               const Src0* src0, const Src1* src1, ScalarSide scalar_side,
+                               ScalarValue<ComputeType<Src0>, ComputeType<Src1>> value =
+                                   ScalarValue<ComputeType<Src0>, ComputeType<Src1>>()) {
   for (int64_t start = 0; start < n; start += kChunkElements) {
     const int64_t count = std::min(kChunkElements, n - start);
     const int64_t start0 = scalar_side == ScalarSide::kSrc0 ? 0 : start;
     const int64_t start1 = scalar_side == ScalarSide::kSrc1 ? 0 : start;
     BinaryElementwiseKernel<kPack>
         <<<GridBlocks(params, count / kPack), kBlockSize, 0, params.stream>>>(
-            f, static_cast<uint32_t>(count), dst + start, src0 + start0, src1 + start1,
-            scalar_side);
+            f, static_cast<uint32_t>(count), dst + start, src0 + start0, src1 + start1, scalar_side,
+            value);
     const cudaError_t status = cudaGetLastError();
     if (status != cudaSuccess) {
       return status;
@@ -310,6 +321,26 @@ cudaError_t LaunchElementwiseScalar(const LaunchParams& params, int64_t n, F f, 
   }
   return packed ? LaunchBinaryPacked<kPack>(params, n, f, dst, src0, src1, scalar_side)
                 : LaunchBinaryPacked<1>(params, n, f, dst, src0, src1, scalar_side);
+}
+
+// dst[i] = f(value, src[i]) (value_first) or f(src[i], value): the binary kernel with a scalar
+// side whose value comes from the host, so no kernel is instantiated for it.
+template <typename F, typename Dst, typename Src>
+cudaError_t LaunchElementwiseWithValue(const LaunchParams& params, int64_t n, F f, Dst* dst,
+                                       const Src* src, ComputeType<Src> value, bool value_first,
+                                       int* pack_used) {
+  constexpr int kPack = kPackOf<Dst, Src, Src>;
+  const bool packed = PackAligned<kPack>(dst) && PackAligned<kPack>(src);
+  *pack_used = packed ? kPack : 1;
+  if (n <= 0) {
+    return cudaSuccess;
+  }
+  const ScalarSide side = value_first ? ScalarSide::kSrc0 : ScalarSide::kSrc1;
+  const Src* src0 = value_first ? nullptr : src;
+  const Src* src1 = value_first ? src : nullptr;
+  const ScalarValue<ComputeType<Src>, ComputeType<Src>> given{true, value, value};
+  return packed ? LaunchBinaryPacked<kPack>(params, n, f, dst, src0, src1, side, given)
+                : LaunchBinaryPacked<1>(params, n, f, dst, src0, src1, side, given);
 }
 
 template <typename F, typename Dst, typename Src0, typename Src1>
