@@ -7,6 +7,7 @@
 
 #include "ep/cuda/cuda_stream.h"
 #include "ep/cuda/primitive/broadcast_elementwise_binary.cuh"
+#include "ep/cuda/primitive/elementwise_primitive.cuh"
 
 namespace oflite {
 namespace ep {
@@ -171,20 +172,14 @@ Maybe<void> CudaBroadcastElementwiseBinaryBase::LaunchWithScalar(Stream* stream,
                                                                  void* dst, size_t count) {
   namespace k = elementwise_kernels;
   last_plan_ = k::BinaryPlan();
-  CudaStream* cuda_stream = nullptr;
-  OFLITE_ASSIGN_OR_RETURN(cuda_stream, ActiveCudaStream(stream, name()));
-  if (count == 0) {
-    return Ok();
-  }
-  const CudaDeviceProperties& properties = cuda_stream->properties();
-  const k::LaunchParams params{cuda_stream->cuda_stream(), properties.sm_count,
-                               properties.max_threads_per_sm};
   int pack = 1;
-  OFLITE_JUST(CudaCheck(
-      LaunchScalar(params, scalar, scalar_first, src, dst, static_cast<int64_t>(count), &pack),
-      "broadcast_elementwise_binary kernel launch"));
-  last_plan_.path = k::BinaryPath::kScalar;
-  last_plan_.pack = pack;
+  OFLITE_JUST(LaunchElementwiseOnStream(stream, name(), count, [&](const k::LaunchParams& params) {
+    return LaunchScalar(params, scalar, scalar_first, src, dst, static_cast<int64_t>(count), &pack);
+  }));
+  if (count > 0) {
+    last_plan_.path = k::BinaryPath::kScalar;
+    last_plan_.pack = pack;
+  }
   return Ok();
 }
 

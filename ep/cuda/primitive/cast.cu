@@ -12,6 +12,7 @@
 #include "ep/cuda/cuda_data_type.h"
 #include "ep/cuda/cuda_stream.h"
 #include "ep/cuda/primitive/elementwise.cuh"
+#include "ep/cuda/primitive/elementwise_primitive.cuh"
 #include "primitive/cast.h"
 #include "primitive/elementwise_functors.h"
 
@@ -36,76 +37,37 @@ struct CastFunctor {
   }
 };
 
-// Everything that does not depend on the dtypes, compiled once.
-class CudaCastBase : public primitive::Cast {
+// "cuda.cast<float32,float16>"
+std::string CastName(DataType from, DataType to) {
+  return std::string("cuda.cast<") + DataTypeName(from) + "," + DataTypeName(to) + ">";
+}
+
+// A cast to the same dtype: the bits as they are (NaN payloads included), no kernel.
+class CudaCopyCast final : public CudaPackedPrimitive<primitive::Cast> {
  public:
-  CudaCastBase(DataType from, DataType to) : from_(from), to_(to) {}
-
-  // "cuda.cast<float32,float16>"
-  std::string name() const override {
-    return std::string("cuda.cast<") + DataTypeName(from_) + "," + DataTypeName(to_) + ">";
-  }
-  // "...[pack=4]" after a launch (pack=1: unaligned pointers), "...[copy]" for a cast to the
-  // same dtype; the name before any launch or after a launch of nothing.
-  std::string LaunchDescription() const override {
-    if (last_pack_ == 0) {
-      return name();
-    }
-    return name() + (from_ == to_ ? "[copy]" : "[pack=" + std::to_string(last_pack_) + "]");
-  }
-
-  Maybe<void> Launch(Stream* stream, const void* src, void* dst, size_t count) final {
-    last_pack_ = 0;
-    CudaStream* cuda_stream = nullptr;
-    OFLITE_ASSIGN_OR_RETURN(cuda_stream, ActiveCudaStream(stream, name()));
-    if (count == 0) {
-      return Ok();
-    }
-    if (from_ == to_) {  // the bits as they are, NaN payloads included
-      OFLITE_JUST(CudaCheck(cudaMemcpyAsync(dst, src, count * DataTypeSize(from_),
-                                            cudaMemcpyDeviceToDevice, cuda_stream->cuda_stream()),
-                            "cast: cudaMemcpyAsync"));
-      last_pack_ = 1;
-      return Ok();
-    }
-    const CudaDeviceProperties& properties = cuda_stream->properties();
-    const k::LaunchParams params{cuda_stream->cuda_stream(), properties.sm_count,
-                                 properties.max_threads_per_sm};
-    int pack = 0;
-    OFLITE_JUST(CudaCheck(LaunchKernel(params, static_cast<int64_t>(count), src, dst, &pack),
-                          "cast kernel launch"));
-    last_pack_ = pack;
-    return Ok();
-  }
+  explicit CudaCopyCast(DataType data_type)
+      : CudaPackedPrimitive(CastName(data_type, data_type)),
+        element_size_(DataTypeSize(data_type)) {}
 
  protected:
-  virtual cudaError_t LaunchKernel(const k::LaunchParams& params, int64_t count, const void* src,
-                                   void* dst, int* pack) const = 0;
+  cudaError_t LaunchKernel(const k::LaunchParams& params, int64_t count, const void* src, void* dst,
+                           int* pack) const override {
+    *pack = kCopied;
+    return cudaMemcpyAsync(dst, src, static_cast<size_t>(count) * element_size_,
+                           cudaMemcpyDeviceToDevice, params.stream);
+  }
 
  private:
-  DataType from_, to_;
-  int last_pack_ = 0;
-};
-
-// A cast to the same dtype: the copy in the base class, no kernel.
-class CudaCopyCast final : public CudaCastBase {
- public:
-  explicit CudaCopyCast(DataType data_type) : CudaCastBase(data_type, data_type) {}
-
- protected:
-  cudaError_t LaunchKernel(const k::LaunchParams&, int64_t, const void*, void*,
-                           int*) const override {
-    return cudaErrorInvalidValue;  // never called
-  }
+  size_t element_size_;
 };
 
 template <typename From, typename To>
-class CudaCast final : public CudaCastBase {
+class CudaCast final : public CudaPackedPrimitive<primitive::Cast> {
   using Src = CudaType<From>;
   using Dst = CudaType<To>;
 
  public:
-  CudaCast() : CudaCastBase(kDataTypeOf<From>, kDataTypeOf<To>) {}
+  CudaCast() : CudaPackedPrimitive(CastName(kDataTypeOf<From>, kDataTypeOf<To>)) {}
 
  protected:
   cudaError_t LaunchKernel(const k::LaunchParams& params, int64_t count, const void* src, void* dst,

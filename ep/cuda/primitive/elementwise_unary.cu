@@ -8,6 +8,7 @@
 #include "ep/cuda/cuda_data_type.h"
 #include "ep/cuda/cuda_stream.h"
 #include "ep/cuda/primitive/elementwise.cuh"
+#include "ep/cuda/primitive/elementwise_primitive.cuh"
 #include "primitive/elementwise_functors.h"
 #include "primitive/elementwise_unary.h"
 
@@ -17,57 +18,19 @@ namespace {
 
 namespace k = elementwise_kernels;
 
-// Everything that does not depend on (op, dtype), compiled once.
-class CudaElementwiseUnaryBase : public primitive::ElementwiseUnary {
- public:
-  CudaElementwiseUnaryBase(primitive::UnaryOp op, DataType data_type)
-      : op_(op), data_type_(data_type) {}
-
-  // "cuda.elementwise_unary<relu,float32>"
-  std::string name() const override {
-    return std::string("cuda.elementwise_unary<") + primitive::UnaryOpName(op_) + "," +
-           DataTypeName(data_type_) + ">";
-  }
-  // "...[pack=4]" after a launch (pack=1: unaligned pointers); the name before any launch or
-  // after a launch of nothing.
-  std::string LaunchDescription() const override {
-    return last_pack_ == 0 ? name() : name() + "[pack=" + std::to_string(last_pack_) + "]";
-  }
-
-  Maybe<void> Launch(Stream* stream, const void* src, void* dst, size_t count) final {
-    last_pack_ = 0;
-    CudaStream* cuda_stream = nullptr;
-    OFLITE_ASSIGN_OR_RETURN(cuda_stream, ActiveCudaStream(stream, name()));
-    if (count == 0) {
-      return Ok();
-    }
-    const CudaDeviceProperties& properties = cuda_stream->properties();
-    const k::LaunchParams params{cuda_stream->cuda_stream(), properties.sm_count,
-                                 properties.max_threads_per_sm};
-    int pack = 0;
-    OFLITE_JUST(CudaCheck(LaunchKernel(params, static_cast<int64_t>(count), src, dst, &pack),
-                          "elementwise_unary kernel launch"));
-    last_pack_ = pack;
-    return Ok();
-  }
-
- protected:
-  virtual cudaError_t LaunchKernel(const k::LaunchParams& params, int64_t count, const void* src,
-                                   void* dst, int* pack) const = 0;
-
- private:
-  primitive::UnaryOp op_;
-  DataType data_type_;
-  int last_pack_ = 0;
-};
+// "cuda.elementwise_unary<relu,float32>"
+std::string UnaryName(primitive::UnaryOp op, DataType data_type) {
+  return std::string("cuda.elementwise_unary<") + primitive::UnaryOpName(op) + "," +
+         DataTypeName(data_type) + ">";
+}
 
 template <primitive::UnaryOp kOp, typename T>
-class CudaElementwiseUnary final : public CudaElementwiseUnaryBase {
+class CudaElementwiseUnary final : public CudaPackedPrimitive<primitive::ElementwiseUnary> {
   using Storage = CudaType<T>;
 
  public:
   explicit CudaElementwiseUnary(double attr)
-      : CudaElementwiseUnaryBase(kOp, kDataTypeOf<T>), functor_{attr} {}
+      : CudaPackedPrimitive(UnaryName(kOp, kDataTypeOf<T>)), functor_{attr} {}
 
  protected:
   cudaError_t LaunchKernel(const k::LaunchParams& params, int64_t count, const void* src, void* dst,

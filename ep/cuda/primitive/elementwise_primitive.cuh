@@ -1,0 +1,75 @@
+// The framework side that the CUDA elementwise primitives share (unary, cast and the binary
+// tensor-scalar launch): the stream check, nothing launched for no elements, the launch
+// parameters from the stream's device, CUDA errors as DeviceError, and the description of the
+// pack a launch used.
+#ifndef ONEFLOW_LITE_EP_CUDA_PRIMITIVE_ELEMENTWISE_PRIMITIVE_CUH_
+#define ONEFLOW_LITE_EP_CUDA_PRIMITIVE_ELEMENTWISE_PRIMITIVE_CUH_
+
+#include <string>
+#include <utility>
+
+#include "ep/cuda/cuda_stream.h"
+#include "ep/cuda/primitive/elementwise.cuh"
+
+namespace oflite {
+namespace ep {
+
+// Runs launch(params) for count elements on stream, which must be a CUDA stream (ValueError
+// naming the primitive); count 0 launches nothing.
+template <typename F>
+Maybe<void> LaunchElementwiseOnStream(Stream* stream, const std::string& primitive, size_t count,
+                                      F launch) {
+  CudaStream* cuda_stream = nullptr;
+  OFLITE_ASSIGN_OR_RETURN(cuda_stream, ActiveCudaStream(stream, primitive));
+  if (count == 0) {
+    return Ok();
+  }
+  const CudaDeviceProperties& properties = cuda_stream->properties();
+  const elementwise_kernels::LaunchParams params{cuda_stream->cuda_stream(), properties.sm_count,
+                                                 properties.max_threads_per_sm};
+  return CudaCheck(launch(params), (primitive + " launch").c_str());
+}
+
+// A primitive whose Launch(stream, src, dst, count) runs one kernel over count contiguous
+// elements (ElementwiseUnary, Cast): subclasses give the name and LaunchKernel.
+template <typename Interface>
+class CudaPackedPrimitive : public Interface {
+ public:
+  explicit CudaPackedPrimitive(std::string name) : name_(std::move(name)) {}
+
+  std::string name() const override { return name_; }
+  // "...[pack=4]" after a launch (pack=1: unaligned pointers), "...[copy]" when no kernel was
+  // needed; the name before any launch or after a launch of nothing.
+  std::string LaunchDescription() const override {
+    if (last_pack_ == 0) {
+      return name_;
+    }
+    return name_ + (last_pack_ == kCopied ? "[copy]" : "[pack=" + std::to_string(last_pack_) + "]");
+  }
+
+  Maybe<void> Launch(Stream* stream, const void* src, void* dst, size_t count) final {
+    last_pack_ = 0;
+    int pack = 0;
+    OFLITE_JUST(LaunchElementwiseOnStream(
+        stream, name_, count, [&](const elementwise_kernels::LaunchParams& params) {
+          return LaunchKernel(params, static_cast<int64_t>(count), src, dst, &pack);
+        }));
+    last_pack_ = pack;
+    return Ok();
+  }
+
+ protected:
+  static constexpr int kCopied = -1;  // *pack of a launch that copied instead
+  // Launches on params.stream; *pack: the elements per access used, or kCopied.
+  virtual cudaError_t LaunchKernel(const elementwise_kernels::LaunchParams& params, int64_t count,
+                                   const void* src, void* dst, int* pack) const = 0;
+
+ private:
+  std::string name_;
+  int last_pack_ = 0;
+};
+
+}  // namespace ep
+}  // namespace oflite
+
+#endif  // ONEFLOW_LITE_EP_CUDA_PRIMITIVE_ELEMENTWISE_PRIMITIVE_CUH_
