@@ -7,6 +7,7 @@ packages=(
   g++ cmake ninja-build ccache
   libgoogle-glog-dev libprotobuf-dev protobuf-compiler
   libgtest-dev libgmock-dev libcli11-dev
+  libopenblas-dev
 )
 
 missing=()
