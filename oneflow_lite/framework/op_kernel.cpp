@@ -61,12 +61,10 @@ std::vector<DataType> KernelRegistry::ServedDataTypes(const KernelRegistration& 
     KernelMatchContext ctx{device_type, std::vector<DataType>(schema.inputs().size(), dtype),
                            std::vector<DataType>(schema.outputs().size(), dtype), &attrs};
     if (defaults.ok()) {
+      // A shape the op refuses (matmul wants rank 2) keeps the input dtype for the outputs.
       const std::vector<TensorDesc> inputs(schema.inputs().size(), TensorDesc{Shape{1}, dtype});
       const Maybe<std::vector<TensorDesc>> outputs = schema.InferOutputs(inputs, attrs);
-      if (!outputs.ok()) {
-        continue;  // the op itself refuses this dtype
-      }
-      for (size_t i = 0; i < outputs.value().size(); ++i) {
+      for (size_t i = 0; outputs.ok() && i < outputs.value().size(); ++i) {
         ctx.output_dtypes[i] = outputs.value()[i].dtype;
       }
     }
