@@ -77,6 +77,21 @@ Maybe<Tensor> LeakyReluGrad(const Tensor& dy, const Tensor& x, double alpha = 0.
 // x converted to dtype (primitive/elementwise_functors.h, CastValue, states the rules).
 Maybe<Tensor> Cast(const Tensor& x, DataType dtype);
 
+// ---- matrix products (issue 5) -----------------------------------------------------------
+// alpha * a @ b with torch.matmul's rules: 1-D x 1-D is a dot product (rank 0); 2-D x 2-D a
+// matrix product; a 1-D a is a row and a 1-D b a column whose dim is dropped from the result;
+// with batch dims (either rank >= 3) the leading dims broadcast as NumPy does. transpose_a /
+// transpose_b swap an operand's last two dims (ValueError for a 1-D operand). Both operands
+// have one floating dtype (TypeError when they differ; NotImplemented for integers and bool);
+// ValueError for rank-0 operands and inner dims that differ.
+Maybe<Tensor> MatMul(const Tensor& a, const Tensor& b, bool transpose_a = false,
+                     bool transpose_b = false, double alpha = 1.0);
+// y = activation(x @ w^T + bias): x (.., in_features), w (out_features, in_features), bias
+// (out_features) of x's dtype or undefined (no bias). activation is "none", "relu", "gelu"
+// (erf form) or "leaky_relu" (slope 0.01).
+Maybe<Tensor> Linear(const Tensor& x, const Tensor& w, const Tensor& bias,
+                     const std::string& activation = "none");
+
 }  // namespace functional
 }  // namespace oflite
 

@@ -16,6 +16,16 @@ Maybe<void> CudaCheck(cudaError_t status, const char* what) {
          << what << " failed: " << cudaGetErrorName(status) << ": " << cudaGetErrorString(status);
 }
 
+Maybe<void> CublasCheck(cublasStatus_t status, const char* what) {
+  if (status == CUBLAS_STATUS_SUCCESS) {
+    return Ok();
+  }
+  // A failed launch inside cuBLAS can leave a CUDA error behind: consume it as CudaCheck does.
+  cudaGetLastError();
+  return OFLITE_ERROR(DeviceError) << what << " failed: " << cublasGetStatusName(status) << ": "
+                                   << cublasGetStatusString(status);
+}
+
 Maybe<std::unique_ptr<CudaStream>> CudaStream::Create(int device_index) {
   cudaStream_t stream = nullptr;
   OFLITE_JUST(CudaCheck(cudaSetDevice(device_index), "cudaSetDevice"));
@@ -26,7 +36,21 @@ Maybe<std::unique_ptr<CudaStream>> CudaStream::Create(int device_index) {
   return std::unique_ptr<CudaStream>(new CudaStream(device_index, stream, properties));
 }
 
-CudaStream::~CudaStream() { cudaStreamDestroy(stream_); }
+CudaStream::~CudaStream() {
+  // Errors are ignored: at process exit the driver may be gone already.
+  cudaSetDevice(device_index_);
+  if (cublas_handle_ != nullptr) {
+    cublasDestroy(cublas_handle_);
+  }
+  if (cublas_lt_handle_ != nullptr) {
+    cublasLtDestroy(cublas_lt_handle_);
+  }
+  if (cublas_lt_workspace_ != nullptr) {
+    cudaFree(cublas_lt_workspace_);
+  }
+  cudaStreamDestroy(stream_);
+  cudaGetLastError();
+}
 
 Maybe<void> CudaStream::Sync() {
   OFLITE_JUST(SetDevice());
@@ -43,6 +67,41 @@ Maybe<PinnedStagingBuffer*> CudaStream::staging_buffer() {
     OFLITE_ASSIGN_OR_RETURN(staging_buffer_, PinnedStagingBuffer::Create(device_index_));
   }
   return staging_buffer_.get();
+}
+
+Maybe<cublasHandle_t> CudaStream::cublas_handle() {
+  std::lock_guard<std::mutex> lock(blas_mutex_);
+  if (cublas_handle_ == nullptr) {
+    OFLITE_JUST(SetDevice());
+    cublasHandle_t handle = nullptr;
+    OFLITE_JUST(CublasCheck(cublasCreate(&handle), "cublasCreate"));
+    const Maybe<void> bound = CublasCheck(cublasSetStream(handle, stream_), "cublasSetStream");
+    if (!bound.ok()) {
+      cublasDestroy(handle);
+      return bound.error();
+    }
+    cublas_handle_ = handle;
+  }
+  return cublas_handle_;
+}
+
+Maybe<cublasLtHandle_t> CudaStream::cublas_lt_handle() {
+  std::lock_guard<std::mutex> lock(blas_mutex_);
+  if (cublas_lt_handle_ == nullptr) {
+    OFLITE_JUST(SetDevice());
+    OFLITE_JUST(CublasCheck(cublasLtCreate(&cublas_lt_handle_), "cublasLtCreate"));
+  }
+  return cublas_lt_handle_;
+}
+
+Maybe<void*> CudaStream::cublas_lt_workspace() {
+  std::lock_guard<std::mutex> lock(blas_mutex_);
+  if (cublas_lt_workspace_ == nullptr) {
+    OFLITE_JUST(SetDevice());
+    OFLITE_JUST(CudaCheck(cudaMalloc(&cublas_lt_workspace_, kCublasLtWorkspaceBytes),
+                          "cudaMalloc (cuBLASLt workspace)"));
+  }
+  return cublas_lt_workspace_;
 }
 
 Maybe<CudaStream*> ActiveCudaStream(Stream* stream, const std::string& primitive) {

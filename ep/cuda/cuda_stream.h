@@ -3,6 +3,8 @@
 #ifndef ONEFLOW_LITE_EP_CUDA_CUDA_STREAM_H_
 #define ONEFLOW_LITE_EP_CUDA_CUDA_STREAM_H_
 
+#include <cublasLt.h>
+#include <cublas_v2.h>
 #include <cuda_runtime.h>
 
 #include <memory>
@@ -18,6 +20,8 @@ namespace ep {
 
 // DeviceError carrying CUDA's own error string; `what` names the failed call.
 Maybe<void> CudaCheck(cudaError_t status, const char* what);
+// DeviceError carrying cuBLAS's status name (cuBLAS and cuBLASLt share the status type).
+Maybe<void> CublasCheck(cublasStatus_t status, const char* what);
 
 class CudaStream;
 // The CUDA stream a primitive was handed, with its device made current (kernels launch on the
@@ -42,6 +46,15 @@ class CudaStream final : public Stream {
   // on first use and reused after.
   Maybe<PinnedStagingBuffer*> staging_buffer();
 
+  // cuBLAS handles, created on first use and destroyed with the stream. The cuBLAS handle is
+  // bound to this stream; cuBLASLt takes the stream per call.
+  Maybe<cublasHandle_t> cublas_handle();
+  Maybe<cublasLtHandle_t> cublas_lt_handle();
+  // Scratch memory for cublasLtMatmul, kCublasLtWorkspaceBytes, allocated on first use. Only
+  // work queued on this stream may use it (stream order keeps the uses apart).
+  static constexpr size_t kCublasLtWorkspaceBytes = size_t{32} << 20;
+  Maybe<void*> cublas_lt_workspace();
+
  private:
   CudaStream(int device_index, cudaStream_t stream, const CudaDeviceProperties* properties)
       : device_index_(device_index), stream_(stream), properties_(properties) {}
@@ -50,6 +63,10 @@ class CudaStream final : public Stream {
   const CudaDeviceProperties* properties_;
   std::mutex staging_mutex_;
   std::unique_ptr<PinnedStagingBuffer> staging_buffer_;
+  std::mutex blas_mutex_;
+  cublasHandle_t cublas_handle_ = nullptr;
+  cublasLtHandle_t cublas_lt_handle_ = nullptr;
+  void* cublas_lt_workspace_ = nullptr;
 };
 
 }  // namespace ep

@@ -65,6 +65,20 @@ Maybe<Tensor> Tensor::FromStorage(std::shared_ptr<Storage> storage, const Shape&
   return tensor;
 }
 
+Maybe<Tensor> Tensor::View(const Shape& shape) const {
+  OFLITE_CHECK_OR_RETURN(defined(), ValueError) << "Tensor::View: the tensor is undefined";
+  OFLITE_JUST(shape.Validate());
+  OFLITE_CHECK_OR_RETURN(shape.elem_cnt() == elem_cnt(), ValueError)
+      << "Tensor::View: shape " << shape << " has " << shape.elem_cnt()
+      << " elements, the tensor of shape " << shape_ << " has " << elem_cnt();
+  OFLITE_CHECK_OR_RETURN(is_contiguous(), ValueError)
+      << "Tensor::View: the tensor of shape " << shape_ << " is not contiguous";
+  Tensor view = *this;
+  view.shape_ = shape;
+  view.strides_ = ContiguousStrides(shape);
+  return view;
+}
+
 namespace {
 // Runs one copy on the tensor's device stream and waits for it.
 Maybe<void> CopyBytes(const Device& device, primitive::MemcpyKind kind, void* dst, const void* src,

@@ -64,6 +64,9 @@ class Tensor {
   Maybe<std::vector<T>> ToVector() const;
   // A copy on another device (through host memory for now).
   Maybe<Tensor> To(const Device& device) const;
+  // The same elements viewed with another shape of the same element count: shares the storage,
+  // copies nothing. ValueError when the counts differ or the tensor is not contiguous.
+  Maybe<Tensor> View(const Shape& shape) const;
 
   bool defined() const { return storage_ != nullptr; }
   const Shape& shape() const { return shape_; }

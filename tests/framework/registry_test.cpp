@@ -40,8 +40,8 @@ const std::vector<std::string> kScalarBinaryOps = {
 
 // Every op the library registers, sorted.
 const std::vector<std::string> kShippedOps = [] {
-  std::vector<std::string> ops = {"cast",    "log_softmax",  "log_softmax_grad",
-                                  "softmax", "softmax_grad", "transpose"};
+  std::vector<std::string> ops = {"batch_matmul", "cast",    "log_softmax",  "log_softmax_grad",
+                                  "matmul",       "softmax", "softmax_grad", "transpose"};
   ops.insert(ops.end(), kElementwiseBinaryOps.begin(), kElementwiseBinaryOps.end());
   ops.insert(ops.end(), kElementwiseUnaryOps.begin(), kElementwiseUnaryOps.end());
   ops.insert(ops.end(), kScalarBinaryOps.begin(), kScalarBinaryOps.end());
@@ -51,10 +51,14 @@ const std::vector<std::string> kShippedOps = [] {
 
 const std::map<std::string, std::string>& KernelNames() {
   static const std::map<std::string, std::string> names = [] {
-    std::map<std::string, std::string> m = {
-        {"softmax", "SoftmaxKernel"},          {"log_softmax", "LogSoftmaxKernel"},
-        {"softmax_grad", "SoftmaxGradKernel"}, {"log_softmax_grad", "LogSoftmaxGradKernel"},
-        {"transpose", "TransposeKernel"},      {"cast", "CastKernel"}};
+    std::map<std::string, std::string> m = {{"softmax", "SoftmaxKernel"},
+                                            {"log_softmax", "LogSoftmaxKernel"},
+                                            {"softmax_grad", "SoftmaxGradKernel"},
+                                            {"log_softmax_grad", "LogSoftmaxGradKernel"},
+                                            {"transpose", "TransposeKernel"},
+                                            {"cast", "CastKernel"},
+                                            {"matmul", "MatmulKernel"},
+                                            {"batch_matmul", "BatchMatmulKernel"}};
     for (const std::string& op : kElementwiseBinaryOps) {
       m[op] = "BroadcastElementwiseBinaryKernel";
     }
@@ -80,8 +84,9 @@ std::set<DataType> AsSet(const std::vector<DataType>& dtypes) {
 }
 
 // What the CPU serves per op, as PyTorch has it: transpose and cast take every dtype, softmax
-// the floating ones; bool lacks sub, pow, neg, abs and relu; div, the gradients and the
-// transcendental unary ops are floating only (the functional calls promote integers).
+// and the matrix products (matmul, batch_matmul) the floating ones; bool lacks sub, pow, neg, abs
+// and relu; div, the gradients and the transcendental unary ops are floating only (the functional
+// calls promote integers).
 std::set<DataType> ExpectedCpuDtypes(std::string op) {
   if (op.rfind("scalar_", 0) == 0) {
     op = op.substr(7);  // the tensor-scalar form serves what the op does
@@ -131,6 +136,8 @@ TEST(RegistryTest, EachOpIsFoundWithItsSchema) {
       {"log_softmax_grad", {{"y", "dy"}, {"dx"}}},
       {"transpose", {{"x"}, {"y"}}},
       {"cast", {{"x"}, {"y"}}},
+      {"matmul", {{"a", "b"}, {"out"}}},
+      {"batch_matmul", {{"a", "b"}, {"out"}}},
   };
   for (const std::string& op : kElementwiseUnaryOps) {
     expected[op] = {{"x"}, {"y"}};
@@ -161,6 +168,24 @@ TEST(RegistryTest, EachOpIsFoundWithItsSchema) {
   EXPECT_FALSE(transpose->attrs()[0].default_value.has_value());
   for (const char* op : {"softmax", "log_softmax", "softmax_grad", "log_softmax_grad"}) {
     EXPECT_TRUE(Unwrap(OpRegistry::Global().Find(op))->attrs().empty()) << op;
+  }
+}
+
+TEST(RegistryTest, MatrixProductsHaveTheirAttrsAndServeTheFloatingDtypesOnCpu) {
+  for (const char* op : {"matmul", "batch_matmul"}) {
+    const OpSchema* schema = Unwrap(OpRegistry::Global().Find(op));
+    ASSERT_EQ(schema->attrs().size(), 3u) << op;
+    EXPECT_EQ(schema->attrs()[0].name, "transpose_a");
+    EXPECT_EQ(schema->attrs()[0].type, AttrType::kBool);
+    EXPECT_EQ(schema->attrs()[1].name, "transpose_b");
+    EXPECT_EQ(schema->attrs()[1].type, AttrType::kBool);
+    EXPECT_EQ(schema->attrs()[2].name, "alpha");
+    EXPECT_EQ(schema->attrs()[2].type, AttrType::kDouble);
+    const AttrMap defaults = Unwrap(schema->CompleteAttrs(AttrMap()));
+    EXPECT_FALSE(Unwrap(defaults.Get<bool>("transpose_a"))) << op;
+    EXPECT_FALSE(Unwrap(defaults.Get<bool>("transpose_b"))) << op;
+    EXPECT_EQ(Unwrap(defaults.Get<double>("alpha")), 1.0) << op;
+    EXPECT_EQ(CpuDtypes(op), AsSet(kFloating)) << op;
   }
 }
 
@@ -220,8 +245,9 @@ TEST(RegistryTest, CpuPrimitivesAreRegistered) {
     }
   }
   const std::set<std::string> expected = {
-      "broadcast_elementwise_binary", "cast",   "elementwise_unary", "fill",    "log_softmax",
-      "log_softmax_backward",         "memcpy", "permute",           "softmax", "softmax_backward"};
+      "batch_matmul",    "broadcast_elementwise_binary", "cast",   "elementwise_unary", "fill",
+      "log_softmax",     "log_softmax_backward",         "memcpy", "permute",           "softmax",
+      "softmax_backward"};
   EXPECT_EQ(cpu, expected);
   // The listing is sorted by (name, device type), and no pair repeats.
   for (size_t i = 1; i < entries.size(); ++i) {

@@ -348,5 +348,22 @@ TEST(TensorTest, CopiesShareStorage) {
   EXPECT_EQ(Unwrap(b.ToVector<int32_t>()), (std::vector<int32_t>{1, 42}));
 }
 
+TEST(TensorTest, ViewSharesStorageUnderAnotherShape) {
+  const Tensor a =
+      Unwrap(Tensor::FromVector(std::vector<int32_t>{1, 2, 3, 4, 5, 6}, Shape({2, 3})));
+  const Tensor v = Unwrap(a.View(Shape({3, 1, 2})));
+  EXPECT_EQ(v.shape(), Shape({3, 1, 2}));
+  EXPECT_EQ(v.strides(), ContiguousStrides(Shape({3, 1, 2})));
+  EXPECT_EQ(v.dtype(), DataType::kInt32);
+  EXPECT_EQ(v.data(), a.data());
+  static_cast<int32_t*>(v.mut_data())[5] = 42;
+  EXPECT_EQ(Unwrap(a.ToVector<int32_t>()), (std::vector<int32_t>{1, 2, 3, 4, 5, 42}));
+  const Tensor scalar = Unwrap(Tensor::FromVector(std::vector<float>{7}, Shape({1, 1})));
+  EXPECT_EQ(Unwrap(scalar.View(Shape{})).shape(), Shape{});
+  ExpectError(a.View(Shape({4})), ErrorKind::kValueError, {"View", "(4,)", "4", "(2, 3)", "6"});
+  ExpectError(a.View(Shape({-1, -6})), ErrorKind::kValueError, {});
+  ExpectError(Tensor().View(Shape({1})), ErrorKind::kValueError, {"undefined"});
+}
+
 }  // namespace
 }  // namespace oflite

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "ops/elementwise_ops.h"
+#include "ops/matmul_ops.h"
 #include "ops/softmax_ops.h"
 #include "ops/transpose_ops.h"
 #include "tests/support/test_util.h"
@@ -350,6 +351,82 @@ TEST(SbpSignatures, CastListsExactlyTheValidOnes) {
   ExpectListedAreExactlyValid(
       SbpSimulation(ops::kCastOp, {Random3d(10)}, {{ops::kCastDtype, DataType::kInt64}}),
       "cast to int64");
+}
+
+HostTensor RandomOf(const Shape& shape, uint64_t seed) {
+  return {shape, RandomValues(static_cast<size_t>(shape.elem_cnt()), seed)};
+}
+
+// (m, k) @ (k, n) with m = 4, k = 6, n = 8, stored as the transposes ask.
+AttrMap MatmulAttrs(bool ta, bool tb) {
+  return {{ops::kMatmulTransposeA, ta}, {ops::kMatmulTransposeB, tb}};
+}
+
+std::string MatmulWhat(const char* op, const Shape& a, const Shape& b, bool ta, bool tb) {
+  return std::string(op) + " " + a.ToString() + " @ " + b.ToString() + (ta ? " ta" : "") +
+         (tb ? " tb" : "");
+}
+
+TEST(SbpSignatures, MatmulListsExactlyTheValidOnesForEveryTransposeCombination) {
+  for (bool ta : {false, true}) {
+    for (bool tb : {false, true}) {
+      const Shape a = ta ? Shape{6, 4} : Shape{4, 6};
+      const Shape b = tb ? Shape{8, 6} : Shape{6, 8};
+      ExpectListedAreExactlyValid(
+          SbpSimulation(ops::kMatmulOp, {RandomOf(a, 20), RandomOf(b, 21)}, MatmulAttrs(ta, tb)),
+          MatmulWhat(ops::kMatmulOp, a, b, ta, tb));
+    }
+  }
+}
+
+TEST(SbpSignatures, MatmulSplitsRowsColumnsOrTheInnerDim) {
+  SbpSimulation simulation(ops::kMatmulOp, {RandomOf({4, 6}, 22), RandomOf({6, 8}, 23)}, {});
+  const std::set<std::string> listed = simulation.ListedSignatures();
+  const std::vector<std::string> args = {ops::kMatmulA, ops::kMatmulB, ops::kMatmulOut};
+  auto signature = [&](const proto::SbpParallel& a, const proto::SbpParallel& b,
+                       const proto::SbpParallel& out) {
+    proto::SbpSignature s;
+    (*s.mutable_arg_sbp())[ops::kMatmulA] = a;
+    (*s.mutable_arg_sbp())[ops::kMatmulB] = b;
+    (*s.mutable_arg_sbp())[ops::kMatmulOut] = out;
+    return SbpSignatureToString(s, args);
+  };
+  const proto::SbpParallel B = BroadcastSbp(), P = PartialSumSbp();
+  const std::set<std::string> expected = {signature(SplitSbp(0), B, SplitSbp(0)),
+                                          signature(B, SplitSbp(1), SplitSbp(1)),
+                                          signature(SplitSbp(1), SplitSbp(0), P),
+                                          signature(B, B, B),
+                                          signature(P, B, P),
+                                          signature(B, P, P)};
+  EXPECT_EQ(listed, expected);
+}
+
+TEST(SbpSignatures, BatchMatmulListsExactlyTheValidOnes) {
+  struct Case {
+    Shape a, b;  // before transposes: (.., 4, 6) and (.., 6, 8)
+  };
+  const Case cases[] = {{{2, 4, 6}, {2, 6, 8}},
+                        {{2, 4, 6}, {6, 8}},
+                        {{4, 6}, {2, 6, 8}},
+                        {{1, 4, 6}, {2, 6, 8}},
+                        {{2, 2, 4, 6}, {2, 6, 8}}};
+  for (const Case& c : cases) {
+    for (bool ta : {false, true}) {
+      for (bool tb : {false, true}) {
+        std::vector<int64_t> a = c.a.dims(), b = c.b.dims();
+        if (ta) {
+          std::swap(a[a.size() - 1], a[a.size() - 2]);
+        }
+        if (tb) {
+          std::swap(b[b.size() - 1], b[b.size() - 2]);
+        }
+        ExpectListedAreExactlyValid(
+            SbpSimulation(ops::kBatchMatmulOp, {RandomOf(Shape(a), 24), RandomOf(Shape(b), 25)},
+                          MatmulAttrs(ta, tb)),
+            MatmulWhat(ops::kBatchMatmulOp, Shape(a), Shape(b), ta, tb));
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -955,5 +955,66 @@ TEST_F(CliTest, DemoShowsDispatchesAndCorrectValues) {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// matmul: the function-table entry and the bench's M,N,K shapes and TFLOP/s
+
+TEST_F(CliTest, RunMatMulWithTransposeAndAlpha) {
+  const std::vector<double> a = {1, 2, 3, 4, 5, 6};                     // (2, 3)
+  const std::vector<double> b = {1, 0, 2, -1, 3, 1, 0, 2, 1, 1, 1, 1};  // (4, 3), used as b^T
+  const std::string a_path = WriteInput("a.npy", a, {2, 3}, DataType::kFloat32);
+  const std::string b_path = WriteInput("b.npy", b, {4, 3}, DataType::kFloat32);
+  const std::string out = File("c.npy");
+  const Tensor c = RunAndLoad({"run", "matmul", "--in", a_path, "--in", b_path, "--arg",
+                               "transpose_b=true", "--arg", "alpha=0.5", "--out", out},
+                              out);
+  ASSERT_EQ(c.shape(), Shape({2, 4}));
+  std::vector<double> expected(8, 0.0);
+  for (int i = 0; i < 2; ++i) {
+    for (int j = 0; j < 4; ++j) {
+      for (int p = 0; p < 3; ++p) {
+        expected[i * 4 + j] += 0.5 * a[i * 3 + p] * b[j * 3 + p];
+      }
+    }
+  }
+  ExpectAllClose(ToDoubles(c), expected, 1e-6, "matmul");
+}
+
+TEST_F(CliTest, BenchMatMulReportsTflops) {
+  const CliResult r =
+      Run({"bench", "matmul", "--shape", "32,16,8", "--device", "cpu", "--reps", "2", "--warmup",
+           "0", "--json", "--arg", "transpose_a=true", "--arg", "allow_tf32=true"});
+  ASSERT_TRUE(r.exited && r.status == 0) << r;
+  EXPECT_TRUE(Contains(r.out, "\"function\": \"matmul\", \"shape\": [32, 16, 8]")) << r;
+  EXPECT_TRUE(Contains(r.out, "\"input_shapes\": [[8, 32], [8, 16]]")) << r;  // a stored (K,M)
+  EXPECT_TRUE(Contains(r.out, "\"tflops\": ")) << r;
+  EXPECT_TRUE(Contains(r.out, "cpu.batch_matmul<float32>")) << r;
+
+  const CliResult text = Run({"bench", "matmul", "--shape", "32,16,8", "--device", "cpu", "--reps",
+                              "1", "--warmup", "0", "--dtype", "float64"});
+  ASSERT_TRUE(text.exited && text.status == 0) << text;
+  EXPECT_TRUE(Contains(text.out, "matmul (32, 8) (8, 16) float64 on cpu: ")) << text;
+  EXPECT_TRUE(Contains(text.out, " TFLOP/s")) << text;
+}
+
+TEST_F(CliTest, BenchOfOtherFunctionsHasNoTflops) {
+  const CliResult r = Run({"bench", "add", "--shape", "8,8", "--device", "cpu", "--reps", "1",
+                           "--warmup", "0", "--json"});
+  ASSERT_TRUE(r.exited && r.status == 0) << r;
+  EXPECT_FALSE(Contains(r.out, "tflops")) << r;
+  const CliResult text =
+      Run({"bench", "add", "--shape", "8,8", "--device", "cpu", "--reps", "1", "--warmup", "0"});
+  EXPECT_FALSE(Contains(text.out, "TFLOP/s")) << text;
+}
+
+TEST_F(CliTest, BenchMatMulErrors) {
+  const CliResult shape = Run({"bench", "matmul", "--shape", "4,4", "--device", "cpu"});
+  EXPECT_EQ(shape.status, 1) << shape;
+  EXPECT_TRUE(StartsWith(shape.err, "oflite: ValueError: bench matmul: --shape is M,N,K")) << shape;
+  const CliResult tf32 =
+      Run({"bench", "matmul", "--shape", "4,4,4", "--device", "cpu", "--arg", "allow_tf32=maybe"});
+  EXPECT_EQ(tf32.status, 1) << tf32;
+  EXPECT_TRUE(StartsWith(tf32.err, "oflite: ValueError: bench: --arg allow_tf32: ")) << tf32;
+}
+
 }  // namespace
 }  // namespace oflite

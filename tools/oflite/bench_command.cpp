@@ -8,6 +8,12 @@
 // `--arg <tensor>_shape=D0,D1,...`, <tensor> being the function's name for it (`oflite bench add
 // --shape 8192,8192 --arg y_shape=8192,1` adds a column to every row); these arguments are the
 // bench's, the rest go to the function (`oflite bench cast --arg dtype=float16`).
+//
+// `oflite bench matmul --shape M,N,K` multiplies a of (M,K) by b of (K,N) (stored (K,M) and
+// (N,K) with --arg transpose_a=true / transpose_b=true; a_shape/b_shape still override, for
+// batched products) and reports TFLOP/s, 2 * (output elements) * K over the median time,
+// besides GB/s. `--arg allow_tf32=true` is the bench's too: it sets ep::SetAllowTf32 for the
+// run (float32 products may use TF32 tensor cores).
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -19,6 +25,7 @@
 #include "oneflow_lite/common/join.h"
 #include "oneflow_lite/ep/device.h"
 #include "oneflow_lite/ep/event.h"
+#include "oneflow_lite/ep/matmul_settings.h"
 #include "oneflow_lite/ep/softmax_impl.h"
 #include "oneflow_lite/framework/interpreter.h"
 #include "primitive/fill.h"
@@ -44,8 +51,10 @@ struct BenchResult {
   Device device;
   double median_ms = 0;
   double bytes = 0;
+  double flops = 0;  // floating-point operations per call, for matrix products; 0 otherwise
   std::string impl;
   double gbps() const { return bytes / (median_ms * 1e-3) / 1e9; }
+  double tflops() const { return flops / (median_ms * 1e-3) / 1e12; }
 };
 
 struct Timing {
@@ -168,17 +177,26 @@ Maybe<BenchResult> BenchFunction(const FunctionEntry& f, const AttrMap& args, co
     result.input_shapes = input_shapes;
   }
   double output_bytes = 0;
+  double output_elements = 0;
   DispatchTrace trace;
   OFLITE_ASSIGN_OR_RETURN(result.median_ms,
                           TimeMedian(timing, device, warmup, reps, [&]() -> Maybe<void> {
                             Tensor out;
                             OFLITE_ASSIGN_OR_RETURN(out, f.call(inputs, args));
                             output_bytes = static_cast<double>(out.nbytes());
+                            output_elements = static_cast<double>(out.elem_cnt());
                             return Ok();
                           }));
   // Each input read once, the output written once: inputs of different shapes (a broadcast
   // operand) or dtypes (a cast's output) count at their own size.
   result.bytes = input_bytes + output_bytes;
+  if (f.name == "matmul") {  // a multiply and an add per output element and step of K
+    bool transpose_a = false;
+    OFLITE_ASSIGN_OR_RETURN(transpose_a, args.Get<bool>("transpose_a"));
+    const Shape& a = input_shapes[0];
+    const int64_t k = a.rank() >= 2 && transpose_a ? a[a.rank() - 2] : a[a.rank() - 1];
+    result.flops = 2.0 * output_elements * static_cast<double>(k);
+  }
   result.impl = LastImpl(trace);
   return result;
 }
@@ -187,8 +205,10 @@ Maybe<BenchResult> BenchFunction(const FunctionEntry& f, const AttrMap& args, co
 // shape per tensor parameter (--shape unless overridden), function_args the rest.
 Maybe<void> SplitInputShapes(const FunctionEntry& f, const Shape& shape,
                              const std::vector<std::string>& args, std::vector<Shape>* shapes,
-                             std::vector<std::string>* function_args) {
+                             std::vector<std::string>* function_args,
+                             std::vector<bool>* overridden) {
   shapes->assign(f.tensors.size(), shape);
+  overridden->assign(f.tensors.size(), false);
   for (const std::string& pair : args) {
     const size_t eq = pair.find('=');
     const std::string name = pair.substr(0, eq);
@@ -209,6 +229,46 @@ Maybe<void> SplitInputShapes(const FunctionEntry& f, const Shape& shape,
     const Shape s = AttrTraits<Shape>::Get(value);
     OFLITE_JUST(s.Validate());
     (*shapes)[static_cast<size_t>(it - f.tensors.begin())] = s;
+    (*overridden)[static_cast<size_t>(it - f.tensors.begin())] = true;
+  }
+  return Ok();
+}
+
+// Takes the bench's own `allow_tf32=BOOL` out of the function's arguments (unless the function
+// has an argument of that name); false when not given.
+Maybe<bool> TakeAllowTf32(const FunctionEntry& f, std::vector<std::string>* function_args) {
+  bool allow = false;
+  if (FindAttrDef(f.args, "allow_tf32") != nullptr) {
+    return allow;
+  }
+  for (auto it = function_args->begin(); it != function_args->end();) {
+    if (it->rfind("allow_tf32=", 0) != 0) {
+      ++it;
+      continue;
+    }
+    auto value = ParseAttrValue(AttrType::kBool, it->substr(11));
+    OFLITE_CHECK_OR_RETURN(value.ok(), ValueError)
+        << "bench: --arg allow_tf32: " << (value.ok() ? "" : value.error().message());
+    allow = AttrTraits<bool>::Get(value.value());
+    it = function_args->erase(it);
+  }
+  return allow;
+}
+
+// matmul's inputs for --shape M,N,K: a (M,K) and b (K,N), stored transposed when asked.
+Maybe<void> MatMulInputShapes(const Shape& shape, const AttrMap& args,
+                              const std::vector<bool>& overridden, std::vector<Shape>* shapes) {
+  OFLITE_CHECK_OR_RETURN(shape.rank() == 3, ValueError)
+      << "bench matmul: --shape is M,N,K (a is M x K, b is K x N), got " << shape;
+  bool transpose_a = false, transpose_b = false;
+  OFLITE_ASSIGN_OR_RETURN(transpose_a, args.Get<bool>("transpose_a"));
+  OFLITE_ASSIGN_OR_RETURN(transpose_b, args.Get<bool>("transpose_b"));
+  const int64_t m = shape[0], n = shape[1], k = shape[2];
+  if (!overridden[0]) {
+    (*shapes)[0] = transpose_a ? Shape{k, m} : Shape{m, k};
+  }
+  if (!overridden[1]) {
+    (*shapes)[1] = transpose_b ? Shape{n, k} : Shape{k, n};
   }
   return Ok();
 }
@@ -256,7 +316,11 @@ std::string ToJson(const BenchResult& r) {
   }
   out << ", \"dtype\": \"" << r.dtype << "\", \"device\": \"" << r.device
       << "\", \"median_ms\": " << r.median_ms << ", \"bytes\": " << static_cast<int64_t>(r.bytes)
-      << ", \"gbps\": " << r.gbps() << ", \"impl\": \"" << r.impl << "\"}";
+      << ", \"gbps\": " << r.gbps();
+  if (r.flops > 0) {
+    out << ", \"tflops\": " << r.tflops();
+  }
+  out << ", \"impl\": \"" << r.impl << "\"}";
   return out.str();
 }
 
@@ -365,9 +429,17 @@ Maybe<void> Bench(const BenchOptions& options) {
     OFLITE_ASSIGN_OR_RETURN(f, FindFunction(options.function));
     std::vector<Shape> input_shapes;
     std::vector<std::string> function_args;
-    OFLITE_JUST(SplitInputShapes(*f, shape, options.args, &input_shapes, &function_args));
+    std::vector<bool> overridden;
+    OFLITE_JUST(
+        SplitInputShapes(*f, shape, options.args, &input_shapes, &function_args, &overridden));
+    bool allow_tf32 = false;
+    OFLITE_ASSIGN_OR_RETURN(allow_tf32, TakeAllowTf32(*f, &function_args));
+    const ep::ScopedAllowTf32 tf32(allow_tf32);
     AttrMap args;
     OFLITE_ASSIGN_OR_RETURN(args, ParseArgs(*f, function_args));
+    if (f->name == "matmul") {
+      OFLITE_JUST(MatMulInputShapes(shape, args, overridden, &input_shapes));
+    }
     OFLITE_ASSIGN_OR_RETURN(r, BenchFunction(*f, args, shape, input_shapes, dtype, device,
                                              options.warmup, options.reps, &timing));
   }
@@ -381,9 +453,15 @@ Maybe<void> Bench(const BenchOptions& options) {
         shapes += (i ? " " : "") + r.input_shapes[i].ToString();
       }
     }
-    std::printf("%s %s %s on %s: %.4f ms, %.0f GB/s  %s\n", r.function.c_str(), shapes.c_str(),
+    std::string rate;
+    if (r.flops > 0) {
+      char buffer[64];
+      std::snprintf(buffer, sizeof(buffer), ", %.3g TFLOP/s", r.tflops());
+      rate = buffer;
+    }
+    std::printf("%s %s %s on %s: %.4f ms, %.0f GB/s%s  %s\n", r.function.c_str(), shapes.c_str(),
                 DataTypeName(r.dtype), r.device.ToString().c_str(), r.median_ms, r.gbps(),
-                r.impl.c_str());
+                rate.c_str(), r.impl.c_str());
   }
   return Ok();
 }

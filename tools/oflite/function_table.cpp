@@ -81,6 +81,15 @@ Maybe<Tensor> CallCast(const std::vector<Tensor>& t, const AttrMap& a) {
   OFLITE_ASSIGN_OR_RETURN(dtype, a.Get<DataType>("dtype"));
   return functional::Cast(t[0], dtype);
 }
+Maybe<Tensor> CallMatMul(const std::vector<Tensor>& t, const AttrMap& a) {
+  bool transpose_a = false, transpose_b = false;
+  double alpha = 1;
+  OFLITE_ASSIGN_OR_RETURN(transpose_a, a.Get<bool>("transpose_a"));
+  OFLITE_ASSIGN_OR_RETURN(transpose_b, a.Get<bool>("transpose_b"));
+  OFLITE_ASSIGN_OR_RETURN(alpha, a.Get<double>("alpha"));
+  return functional::MatMul(t[0], t[1], transpose_a, transpose_b, alpha);
+}
+
 }  // namespace
 
 const std::vector<FunctionEntry>& Functions() {
@@ -149,6 +158,12 @@ const std::vector<FunctionEntry>& Functions() {
       {"silu_grad", {"dy", "x"}, {}, CallBinary<functional::SiluGrad>},
       {"leaky_relu_grad", {"dy", "x"}, {ArgWithDefault("alpha", 0.01)}, CallLeakyReluGrad},
       {"cast", {"x"}, {Arg("dtype", AttrType::kDataType)}, CallCast},
+      // alpha * a @ b with torch.matmul's rules (batch dims broadcast).
+      {"matmul",
+       {"a", "b"},
+       {ArgWithDefault("transpose_a", false), ArgWithDefault("transpose_b", false),
+        ArgWithDefault("alpha", 1.0)},
+       CallMatMul},
   };
   return functions;
 }

@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
   oflite::cli::BenchOptions bench_options;
   CLI::App* bench = app.add_subcommand("bench", "Time a functional call (CUDA events, L2 flushed)");
   bench->add_option("function", bench_options.function, "snake_case name, or copy");
-  bench->add_option("--shape", bench_options.shape, "R,C[,...]");
+  bench->add_option("--shape", bench_options.shape, "R,C[,...]; for matmul M,N,K");
   bench->add_option("--dtype", bench_options.dtype, "float32|float16|bfloat16|float64");
   bench->add_option(
       "--arg", bench_options.args,

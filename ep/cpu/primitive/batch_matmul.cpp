@@ -1,0 +1,138 @@
+// CPU BatchMatmul through OpenBLAS's CBLAS interface: cblas_sgemm for float32, cblas_dgemm for
+// float64, one call per problem of the batch (row-major, transposes passed through). float16 and
+// bfloat16 go through float: a and b are widened to float buffers, sgemm runs, and c is rounded
+// back once (c is widened too when beta != 0). Integer and bool dtypes have no GEMM: nullptr.
+#include "primitive/batch_matmul.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <climits>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "ep/cpu/primitive/compute_type.h"
+
+namespace oflite {
+namespace ep {
+namespace {
+
+// One GEMM in the compute type C (float or double): c = alpha * op(a) @ op(b) + beta * c.
+void Gemm(bool transpose_a, bool transpose_b, int m, int n, int k, float alpha, const float* a,
+          const float* b, float beta, float* c) {
+  cblas_sgemm(CblasRowMajor, transpose_a ? CblasTrans : CblasNoTrans,
+              transpose_b ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, transpose_a ? m : k, b,
+              transpose_b ? k : n, beta, c, n);
+}
+
+void Gemm(bool transpose_a, bool transpose_b, int m, int n, int k, double alpha, const double* a,
+          const double* b, double beta, double* c) {
+  cblas_dgemm(CblasRowMajor, transpose_a ? CblasTrans : CblasNoTrans,
+              transpose_b ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, transpose_a ? m : k, b,
+              transpose_b ? k : n, beta, c, n);
+}
+
+template <typename T>
+class BatchMatmulImpl final : public primitive::BatchMatmul {
+ public:
+  BatchMatmulImpl(bool transpose_a, bool transpose_b)
+      : transpose_a_(transpose_a), transpose_b_(transpose_b) {}
+
+  std::string name() const override {
+    return std::string("cpu.batch_matmul<") + DataTypeName(kDataTypeOf<T>) + ">";
+  }
+  std::string LaunchDescription() const override {
+    return name() + "[" + (std::is_same_v<T, double> ? "dgemm" : "sgemm") + " " +
+           (transpose_a_ ? "t" : "n") + (transpose_b_ ? "t" : "n") + "]";
+  }
+
+  Maybe<void> Launch(Stream* /*stream*/, size_t batch, size_t m, size_t n, size_t k, double alpha,
+                     const void* a, int64_t stride_a, const void* b, int64_t stride_b, double beta,
+                     void* c, int64_t stride_c) override {
+    if (batch == 0 || m == 0 || n == 0) {
+      return Ok();
+    }
+    T* c_typed = static_cast<T*>(c);
+    if (k == 0) {  // an empty sum: c = beta * c, and beta = 0 ignores c's contents
+      for (size_t i = 0; i < batch; ++i) {
+        T* ci = c_typed + static_cast<int64_t>(i) * stride_c;
+        for (size_t e = 0; e < m * n; ++e) {
+          ci[e] = beta == 0 ? T(0.0f) : T(static_cast<C>(beta) * static_cast<C>(ci[e]));
+        }
+      }
+      return Ok();
+    }
+    OFLITE_CHECK_OR_RETURN(m <= INT_MAX && n <= INT_MAX && k <= INT_MAX, NotImplemented)
+        << name() << ": m = " << m << ", n = " << n << ", k = " << k
+        << " exceed the BLAS integer range (" << INT_MAX << ")";
+    const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
+    const T* a_typed = static_cast<const T*>(a);
+    const T* b_typed = static_cast<const T*>(b);
+    if constexpr (std::is_same_v<T, C>) {
+      for (size_t i = 0; i < batch; ++i) {
+        const int64_t idx = static_cast<int64_t>(i);
+        Gemm(transpose_a_, transpose_b_, mi, ni, ki, static_cast<C>(alpha),
+             a_typed + idx * stride_a, b_typed + idx * stride_b, static_cast<C>(beta),
+             c_typed + idx * stride_c);
+      }
+    } else {
+      // 16-bit types: widen, multiply in float, round once. A stride of 0 widens its matrix once.
+      std::vector<C> a_buf(m * k), b_buf(k * n), c_buf(m * n);
+      for (size_t i = 0; i < batch; ++i) {
+        const int64_t idx = static_cast<int64_t>(i);
+        if (i == 0 || stride_a != 0) {
+          Widen(a_typed + idx * stride_a, m * k, a_buf.data());
+        }
+        if (i == 0 || stride_b != 0) {
+          Widen(b_typed + idx * stride_b, k * n, b_buf.data());
+        }
+        T* ci = c_typed + idx * stride_c;
+        if (beta != 0) {
+          Widen(ci, m * n, c_buf.data());
+        }
+        Gemm(transpose_a_, transpose_b_, mi, ni, ki, static_cast<C>(alpha), a_buf.data(),
+             b_buf.data(), static_cast<C>(beta), c_buf.data());
+        for (size_t e = 0; e < m * n; ++e) {
+          ci[e] = T(c_buf[e]);
+        }
+      }
+    }
+    return Ok();
+  }
+
+ private:
+  using C = ComputeType<T>;
+
+  static void Widen(const T* src, size_t count, C* dst) {
+    for (size_t e = 0; e < count; ++e) {
+      dst[e] = static_cast<C>(src[e]);
+    }
+  }
+
+  bool transpose_a_;
+  bool transpose_b_;
+};
+
+class CpuBatchMatmulFactory final : public primitive::BatchMatmulFactory {
+ public:
+  std::unique_ptr<primitive::BatchMatmul> New(DataType dtype, bool transpose_a,
+                                              bool transpose_b) override {
+    return VisitDataType(dtype, [&](auto tag) -> std::unique_ptr<primitive::BatchMatmul> {
+      using T = typename decltype(tag)::type;
+      if constexpr (primitive::kIsFloating<T>) {
+        return std::make_unique<BatchMatmulImpl<T>>(transpose_a, transpose_b);
+      } else {
+        return nullptr;
+      }
+    });
+  }
+};
+
+OFLITE_REGISTER_PRIMITIVE_FACTORY(DeviceType::kCPU, primitive::BatchMatmulFactory,
+                                  CpuBatchMatmulFactory);
+
+}  // namespace
+}  // namespace ep
+}  // namespace oflite

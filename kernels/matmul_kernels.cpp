@@ -1,0 +1,141 @@
+// Kernels of matmul and batch_matmul: one BatchMatmul primitive per call, for the dtype and the
+// transposes in the attrs, matched on any device whose provider has it.
+#include <memory>
+#include <vector>
+
+#include "oneflow_lite/framework/op_kernel.h"
+#include "ops/matmul_ops.h"
+#include "primitive/batch_matmul.h"
+
+namespace oflite {
+namespace kernels {
+namespace {
+
+bool BoolAttr(const AttrMap& attrs, const char* name) {
+  auto value = attrs.Get<bool>(name);
+  return value.ok() && value.value();
+}
+
+std::unique_ptr<primitive::BatchMatmul> NewBatchMatmul(DeviceType device, DataType dtype,
+                                                       const AttrMap& attrs) {
+  return primitive::NewPrimitive<primitive::BatchMatmulFactory>(
+      device, dtype, BoolAttr(attrs, ops::kMatmulTransposeA),
+      BoolAttr(attrs, ops::kMatmulTransposeB));
+}
+
+bool HasBatchMatmul(const KernelMatchContext& ctx) {
+  return NewBatchMatmul(ctx.device_type, ctx.input_dtypes[0], *ctx.attrs) != nullptr;
+}
+
+// The problem both kernels hand the primitive: out is (.., m, n), k is out's inner dim.
+struct MatrixDims {
+  size_t m, n, k;
+};
+
+MatrixDims DimsOf(const Tensor& a, const Tensor& out, bool transpose_a) {
+  const Shape& sa = a.shape();
+  const Shape& so = out.shape();
+  return {static_cast<size_t>(so[so.rank() - 2]), static_cast<size_t>(so[so.rank() - 1]),
+          static_cast<size_t>(sa[sa.rank() - (transpose_a ? 2 : 1)])};
+}
+
+struct GemmCall {
+  std::unique_ptr<primitive::BatchMatmul> primitive;
+  MatrixDims dims;
+  double alpha;
+};
+
+Maybe<GemmCall> Prepare(KernelComputeContext* ctx) {
+  const Tensor& a = ctx->Input(ops::kMatmulA);
+  const Tensor& out = ctx->Output(ops::kMatmulOut);
+  GemmCall launch;
+  launch.primitive = NewBatchMatmul(ctx->device_type(), a.dtype(), ctx->attrs());
+  OFLITE_CHECK_OR_RETURN(launch.primitive != nullptr, RuntimeError)
+      << "matched kernel lost its primitive";
+  OFLITE_ASSIGN_OR_RETURN(launch.alpha, ctx->attrs().Get<double>(ops::kMatmulAlpha));
+  launch.dims = DimsOf(a, out, BoolAttr(ctx->attrs(), ops::kMatmulTransposeA));
+  return launch;
+}
+
+class MatmulKernel final : public OpKernel {
+ public:
+  static bool IsMatched(const KernelMatchContext& ctx) { return HasBatchMatmul(ctx); }
+
+  Maybe<void> Compute(KernelComputeContext* ctx) const override {
+    GemmCall launch;
+    OFLITE_ASSIGN_OR_RETURN(launch, Prepare(ctx));
+    const auto [m, n, k] = launch.dims;
+    OFLITE_JUST(launch.primitive->Launch(
+        ctx->stream(), 1, m, n, k, launch.alpha, ctx->Input(ops::kMatmulA).data(), 0,
+        ctx->Input(ops::kMatmulB).data(), 0, 0.0, ctx->Output(ops::kMatmulOut).mut_data(), 0));
+    ctx->NotePrimitive(launch.primitive->LaunchDescription());
+    return Ok();
+  }
+};
+
+// Batch dims broadcast: an operand whose batch holds as many matrices as out's (its batch shape
+// is out's, up to leading 1s) steps one matrix per problem; one with a single matrix repeats it
+// (stride 0). When both are one of those, one strided launch does all; otherwise each output
+// matrix is a launch of its own, with each operand's matrix found from the broadcast index.
+class BatchMatmulKernel final : public OpKernel {
+ public:
+  static bool IsMatched(const KernelMatchContext& ctx) { return HasBatchMatmul(ctx); }
+
+  Maybe<void> Compute(KernelComputeContext* ctx) const override {
+    const Tensor& a = ctx->Input(ops::kMatmulA);
+    const Tensor& b = ctx->Input(ops::kMatmulB);
+    const Tensor& out = ctx->Output(ops::kMatmulOut);
+    GemmCall launch;
+    OFLITE_ASSIGN_OR_RETURN(launch, Prepare(ctx));
+    const auto [m, n, k] = launch.dims;
+    const Shape& so = out.shape();
+    const int64_t batch = so.Count(0, so.rank() - 2);
+    const int64_t batch_a = a.shape().Count(0, a.rank() - 2);
+    const int64_t batch_b = b.shape().Count(0, b.rank() - 2);
+    const int64_t size_a = static_cast<int64_t>(m * k), size_b = static_cast<int64_t>(k * n);
+    const int64_t size_c = static_cast<int64_t>(m * n);
+    const size_t esize = DataTypeSize(a.dtype());
+    if ((batch_a == batch || batch_a == 1) && (batch_b == batch || batch_b == 1)) {
+      OFLITE_JUST(launch.primitive->Launch(ctx->stream(), static_cast<size_t>(batch), m, n, k,
+                                           launch.alpha, a.data(), batch_a == 1 ? 0 : size_a,
+                                           b.data(), batch_b == 1 ? 0 : size_b, 0.0, out.mut_data(),
+                                           size_c));
+    } else {
+      const char* a_bytes = static_cast<const char*>(a.data());
+      const char* b_bytes = static_cast<const char*>(b.data());
+      char* c_bytes = static_cast<char*>(out.mut_data());
+      for (int64_t i = 0; i < batch; ++i) {
+        const int64_t ia = OperandBatchIndex(i, so, a.shape());
+        const int64_t ib = OperandBatchIndex(i, so, b.shape());
+        OFLITE_JUST(launch.primitive->Launch(
+            ctx->stream(), 1, m, n, k, launch.alpha, a_bytes + ia * size_a * esize, 0,
+            b_bytes + ib * size_b * esize, 0, 0.0, c_bytes + i * size_c * esize, 0));
+      }
+    }
+    ctx->NotePrimitive(launch.primitive->LaunchDescription());
+    return Ok();
+  }
+
+ private:
+  // The matrix of an operand (shape (.., r, c)) that output matrix `flat` of out (batch dims
+  // aligned from the right) reads: a dim of size 1 or missing repeats.
+  static int64_t OperandBatchIndex(int64_t flat, const Shape& out, const Shape& operand) {
+    int64_t index = 0, stride = 1;
+    for (int64_t i = out.rank() - 3, j = operand.rank() - 3; i >= 0; --i, --j) {
+      const int64_t coord = flat % out[i];
+      flat /= out[i];
+      if (j >= 0) {
+        index += (operand[j] == 1 ? 0 : coord) * stride;
+        stride *= operand[j];
+      }
+    }
+    return index;
+  }
+};
+
+OFLITE_REGISTER_KERNEL(ops::kMatmulOp, MatmulKernel);
+OFLITE_REGISTER_KERNEL(ops::kBatchMatmulOp, BatchMatmulKernel);
+
+}  // namespace
+}  // namespace kernels
+}  // namespace oflite
