@@ -123,6 +123,20 @@ INSTANTIATE_TEST_SUITE_P(FloatingDtypes, BatchMatmulPrimitiveTest,
                            return std::string(DataTypeName(info.param));
                          });
 
+TEST(BatchMatmulPrimitive, StridesThatOverlapOutputsAreErrors) {
+  auto matmul = primitive::NewPrimitive<primitive::BatchMatmulFactory>(
+      DeviceType::kCPU, DataType::kFloat32, false, false);
+  ASSERT_NE(matmul, nullptr);
+  std::vector<float> a(4, 1.0f), b(4, 1.0f), c(8, 0.0f);
+  ExpectError(matmul->Launch(CpuStream(), 2, 2, 2, 2, 1, a.data(), 0, b.data(), 0, 0, c.data(), 0),
+              ErrorKind::kValueError, {"cpu.batch_matmul<float32>", "stride_c 0 with batch 2"});
+  ExpectError(matmul->Launch(CpuStream(), 2, 2, 2, 2, 1, a.data(), -4, b.data(), 0, 0, c.data(), 4),
+              ErrorKind::kValueError, {"negative batch stride"});
+  // an empty output writes nothing, whatever the strides
+  EXPECT_TRUE(
+      matmul->Launch(CpuStream(), 2, 0, 2, 2, 1, nullptr, 0, nullptr, 0, 0, nullptr, 0).ok());
+}
+
 TEST(BatchMatmulPrimitive, IntegerAndBoolDtypesHaveNone) {
   for (DataType dtype :
        {DataType::kInt8, DataType::kUInt8, DataType::kInt32, DataType::kInt64, DataType::kBool}) {

@@ -54,6 +54,13 @@ class BatchMatmulImpl final : public primitive::BatchMatmul {
     if (batch == 0 || m == 0 || n == 0) {
       return Ok();
     }
+    // as on CUDA: strides step forward, and each problem writes its own c
+    OFLITE_CHECK_OR_RETURN(stride_a >= 0 && stride_b >= 0 && stride_c >= 0, ValueError)
+        << name() << ": negative batch stride (" << stride_a << ", " << stride_b << ", " << stride_c
+        << ")";
+    OFLITE_CHECK_OR_RETURN(batch <= 1 || stride_c != 0, ValueError)
+        << name() << ": stride_c 0 with batch " << batch
+        << " would write every problem's result to the same c";
     T* c_typed = static_cast<T*>(c);
     if (k == 0) {  // an empty sum: c = beta * c, and beta = 0 ignores c's contents
       for (size_t i = 0; i < batch; ++i) {

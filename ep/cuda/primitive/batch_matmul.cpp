@@ -254,16 +254,16 @@ class CudaBatchMatmul final : public primitive::BatchMatmul {
                      void* c, int64_t stride_c) override {
     CudaStream* cuda_stream = nullptr;
     OFLITE_ASSIGN_OR_RETURN(cuda_stream, ActiveCudaStream(stream, name()));
+    if (batch == 0 || m == 0 || n == 0) {  // nothing to write: the strides do not matter
+      path_ = "empty";
+      return Ok();
+    }
     OFLITE_CHECK_OR_RETURN(stride_a >= 0 && stride_b >= 0 && stride_c >= 0, ValueError)
         << name() << ": negative batch stride (" << stride_a << ", " << stride_b << ", " << stride_c
         << ")";
     OFLITE_CHECK_OR_RETURN(batch <= 1 || stride_c != 0, ValueError)
         << name() << ": stride_c 0 with batch " << batch
         << " would write every problem's result to the same c";
-    if (batch == 0 || m == 0 || n == 0) {
-      path_ = "empty";
-      return Ok();
-    }
     if (k == 0 || alpha == 0) {
       return ScaleC(cuda_stream, batch, m * n, beta, c, stride_c);
     }
