@@ -88,9 +88,19 @@ Maybe<Tensor> MatMul(const Tensor& a, const Tensor& b, bool transpose_a = false,
                      bool transpose_b = false, double alpha = 1.0);
 // y = activation(x @ w^T + bias): x (.., in_features), w (out_features, in_features), bias
 // (out_features) of x's dtype or undefined (no bias). activation is "none", "relu", "gelu"
-// (erf form) or "leaky_relu" (slope 0.01).
+// (erf form) or "leaky_relu" (slope 0.01). With a bias it runs as one fused_matmul_bias_act on
+// x viewed as a matrix (.., in_features) -> (rows, in_features); without, as MatMul and the
+// activation.
 Maybe<Tensor> Linear(const Tensor& x, const Tensor& w, const Tensor& bias,
                      const std::string& activation = "none");
+// act(op(a) @ op(b) + bias) as one op (fused_matmul_bias_act): a and b of rank 2 (transposes
+// as MatMul's), bias of shape (n,) and a's dtype; activation is "none", "relu", "gelu" (erf
+// form), "gelu_tanh" (tanh approximation) or "leaky_relu" (slope leaky_alpha below 0). Errors:
+// MatMul's for the matrices, ValueError for a bias of another shape or an unknown activation,
+// TypeError for a bias of another dtype.
+Maybe<Tensor> FusedMatmulBiasAct(const Tensor& a, const Tensor& b, const Tensor& bias,
+                                 const std::string& activation, bool transpose_a = false,
+                                 bool transpose_b = false, double leaky_alpha = 0.01);
 
 }  // namespace functional
 }  // namespace oflite

@@ -1,8 +1,8 @@
 // MatMul with torch.matmul's rules on top of the matmul and batch_matmul ops: 1-D operands are
 // viewed as a row (left) or a column (right) matrix and that dim is dropped from the result;
 // two matrices go to matmul, anything with batch dims to batch_matmul (which broadcasts them).
-// Linear is x @ w^T + bias followed by an activation, composed from MatMul and the elementwise
-// calls (the fused op comes later).
+// Linear is x @ w^T + bias followed by an activation: with a bias one fused_matmul_bias_act on x
+// viewed as a matrix; without, MatMul and the elementwise activation.
 #include <string>
 #include <vector>
 
@@ -104,11 +104,20 @@ Maybe<Tensor> Linear(const Tensor& x, const Tensor& w, const Tensor& bias,
     OFLITE_CHECK_OR_RETURN(bias.dtype() == x.dtype(), TypeError)
         << "linear: bias must have x's dtype " << x.dtype() << ", got " << bias.dtype();
   }
+  if (bias.defined()) {
+    // x (.., in) as a (rows, in) matrix, the product (rows, out) viewed back as (.., out).
+    const int64_t in = w.shape()[1], out_features = w.shape()[0];
+    const int64_t rows = x.shape().Count(0, x.rank() - 1);  // 1 for a 1-D x
+    Tensor x2, y2;
+    OFLITE_ASSIGN_OR_RETURN(x2, x.View(Shape{rows, in}));
+    OFLITE_ASSIGN_OR_RETURN(y2, FusedMatmulBiasAct(x2, w, bias, activation, /*transpose_a=*/false,
+                                                   /*transpose_b=*/true, 0.01));
+    std::vector<int64_t> dims(x.shape().dims().begin(), x.shape().dims().end() - 1);
+    dims.push_back(out_features);
+    return y2.View(Shape(std::move(dims)));
+  }
   Tensor y;
   OFLITE_ASSIGN_OR_RETURN(y, MatMul(x, w, /*transpose_a=*/false, /*transpose_b=*/true));
-  if (bias.defined()) {
-    OFLITE_ASSIGN_OR_RETURN(y, Add(y, bias));
-  }
   if (activation == "relu") {
     return Relu(y);
   }
@@ -119,6 +128,19 @@ Maybe<Tensor> Linear(const Tensor& x, const Tensor& w, const Tensor& bias,
     return LeakyRelu(y, 0.01);
   }
   return y;
+}
+
+Maybe<Tensor> FusedMatmulBiasAct(const Tensor& a, const Tensor& b, const Tensor& bias,
+                                 const std::string& activation, bool transpose_a, bool transpose_b,
+                                 double leaky_alpha) {
+  OFLITE_JUST(CheckDefined(ops::kFusedMatmulBiasActOp, "a", a));
+  OFLITE_JUST(CheckDefined(ops::kFusedMatmulBiasActOp, "b", b));
+  OFLITE_JUST(CheckDefined(ops::kFusedMatmulBiasActOp, "bias", bias));
+  return DispatchOne(ops::kFusedMatmulBiasActOp, {a, b, bias},
+                     {{ops::kMatmulTransposeA, transpose_a},
+                      {ops::kMatmulTransposeB, transpose_b},
+                      {ops::kFusedMatmulActivation, activation},
+                      {ops::kFusedMatmulLeakyAlpha, leaky_alpha}});
 }
 
 }  // namespace functional

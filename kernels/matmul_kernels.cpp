@@ -1,6 +1,8 @@
-// Kernels of matmul and batch_matmul: one BatchMatmul primitive per call, for the dtype and the
-// transposes in the attrs, matched on any device whose provider has it.
+// Kernels of matmul, batch_matmul and fused_matmul_bias_act: one BatchMatmul primitive per
+// call, for the dtype and the transposes in the attrs, matched on any device whose provider has
+// it (the fused op through its LaunchBiasAct).
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "oneflow_lite/framework/op_kernel.h"
@@ -133,8 +135,47 @@ class BatchMatmulKernel final : public OpKernel {
   }
 };
 
+// act(op(a) @ op(b) + bias) in one LaunchBiasAct; the op has checked the activation's name.
+class FusedMatmulBiasActKernel final : public OpKernel {
+ public:
+  static bool IsMatched(const KernelMatchContext& ctx) { return HasBatchMatmul(ctx); }
+
+  Maybe<void> Compute(KernelComputeContext* ctx) const override {
+    const Tensor& a = ctx->Input(ops::kMatmulA);
+    const Tensor& out = ctx->Output(ops::kMatmulOut);
+    auto primitive = NewBatchMatmul(ctx->device_type(), a.dtype(), ctx->attrs());
+    OFLITE_CHECK_OR_RETURN(primitive != nullptr, RuntimeError)
+        << "matched kernel lost its primitive";
+    std::string name;
+    OFLITE_ASSIGN_OR_RETURN(name, ctx->attrs().Get<std::string>(ops::kFusedMatmulActivation));
+    primitive::BiasActivation activation = primitive::BiasActivation::kNone;
+    OFLITE_ASSIGN_OR_RETURN(activation, ActivationOf(name));
+    double leaky_alpha = 0;
+    OFLITE_ASSIGN_OR_RETURN(leaky_alpha, ctx->attrs().Get<double>(ops::kFusedMatmulLeakyAlpha));
+    const auto [m, n, k] = DimsOf(a, out, BoolAttr(ctx->attrs(), ops::kMatmulTransposeA));
+    OFLITE_JUST(primitive->LaunchBiasAct(
+        ctx->stream(), m, n, k, a.data(), ctx->Input(ops::kMatmulB).data(),
+        ctx->Input(ops::kFusedMatmulBias).data(), activation, leaky_alpha, out.mut_data()));
+    ctx->NotePrimitive(primitive->LaunchDescription());
+    return Ok();
+  }
+
+ private:
+  static Maybe<primitive::BiasActivation> ActivationOf(const std::string& name) {
+    using primitive::BiasActivation;
+    if (name == "none") return BiasActivation::kNone;
+    if (name == "relu") return BiasActivation::kRelu;
+    if (name == "gelu") return BiasActivation::kGelu;
+    if (name == "gelu_tanh") return BiasActivation::kGeluTanh;
+    if (name == "leaky_relu") return BiasActivation::kLeakyRelu;
+    return OFLITE_ERROR(ValueError)
+           << ops::kFusedMatmulBiasActOp << ": unknown activation \"" << name << "\"";
+  }
+};
+
 OFLITE_REGISTER_KERNEL(ops::kMatmulOp, MatmulKernel);
 OFLITE_REGISTER_KERNEL(ops::kBatchMatmulOp, BatchMatmulKernel);
+OFLITE_REGISTER_KERNEL(ops::kFusedMatmulBiasActOp, FusedMatmulBiasActKernel);
 
 }  // namespace
 }  // namespace kernels

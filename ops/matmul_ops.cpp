@@ -1,6 +1,7 @@
 #include "ops/matmul_ops.h"
 
 #include <algorithm>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -98,6 +99,33 @@ Maybe<void> InferBatchMatmul(InferContext* ctx) {
   return Ok();
 }
 
+// fused_matmul_bias_act: matmul's checks, then the bias (1-D, n long, a's dtype) and the
+// activation's name.
+Maybe<void> InferFusedMatmulBiasAct(InferContext* ctx) {
+  Transposes t;
+  OFLITE_ASSIGN_OR_RETURN(t, CheckOperands(*ctx, /*batched=*/false));
+  std::string activation;
+  OFLITE_ASSIGN_OR_RETURN(activation, ctx->attrs().Get<std::string>(kFusedMatmulActivation));
+  const bool known =
+      std::any_of(std::begin(kFusedMatmulActivations), std::end(kFusedMatmulActivations),
+                  [&](const char* name) { return activation == name; });
+  OFLITE_CHECK_OR_RETURN(known, ValueError)
+      << ctx->op_type() << ": unknown activation \"" << activation
+      << "\" (expected \"none\", \"relu\", \"gelu\", \"gelu_tanh\" or \"leaky_relu\")";
+  const Shape& a = ctx->Input(kMatmulA).shape;
+  const Shape& b = ctx->Input(kMatmulB).shape;
+  const TensorDesc& bias = ctx->Input(kFusedMatmulBias);
+  const int64_t n = b[ColAxisOfB(b, t)];
+  OFLITE_CHECK_OR_RETURN(bias.shape.rank() == 1 && bias.shape[0] == n, ValueError)
+      << ctx->op_type() << ": bias must have shape " << Shape{n} << " (one value per column of "
+      << "the product of a " << a << " and b " << b << TransposeNote(t) << "), got " << bias.shape;
+  OFLITE_CHECK_OR_RETURN(bias.dtype == ctx->Input(kMatmulA).dtype, TypeError)
+      << ctx->op_type() << ": bias must have a's dtype " << ctx->Input(kMatmulA).dtype << ", got "
+      << bias.dtype;
+  *ctx->MutOutput(kMatmulOut) = {Shape{a[RowAxisOfA(a, t)], n}, ctx->Input(kMatmulA).dtype};
+  return Ok();
+}
+
 // ---- SBP ------------------------------------------------------------------------------------
 
 proto::SbpSignature Signature(const proto::SbpParallel& a, const proto::SbpParallel& b,
@@ -147,6 +175,33 @@ Maybe<std::vector<proto::SbpSignature>> MatmulSignatures(const InferContext& ctx
   return signatures;
 }
 
+proto::SbpSignature FusedSignature(const proto::SbpParallel& a, const proto::SbpParallel& b,
+                                   const proto::SbpParallel& bias, const proto::SbpParallel& out) {
+  proto::SbpSignature signature = Signature(a, b, out);
+  (*signature.mutable_arg_sbp())[kFusedMatmulBias] = bias;
+  return signature;
+}
+
+// Rows of a with b and the bias broadcast split out's rows; columns of b with the bias split
+// alike and a broadcast split its columns; all broadcast. No partial sums: a partial bias or
+// product would go through the activation piecewise (and a broadcast bias be added twice).
+Maybe<std::vector<proto::SbpSignature>> FusedMatmulBiasActSignatures(const InferContext& ctx) {
+  Transposes t;
+  OFLITE_ASSIGN_OR_RETURN(t, GetTransposes(ctx.attrs()));
+  const Shape& a = ctx.Input(kMatmulA).shape;
+  const Shape& b = ctx.Input(kMatmulB).shape;
+  const proto::SbpParallel B = BroadcastSbp();
+  std::vector<proto::SbpSignature> signatures;
+  if (a[RowAxisOfA(a, t)] != 1) {
+    signatures.push_back(FusedSignature(SplitSbp(RowAxisOfA(a, t)), B, B, SplitSbp(0)));
+  }
+  if (b[ColAxisOfB(b, t)] != 1) {
+    signatures.push_back(FusedSignature(B, SplitSbp(ColAxisOfB(b, t)), SplitSbp(0), SplitSbp(1)));
+  }
+  signatures.push_back(FusedSignature(B, B, B, B));
+  return signatures;
+}
+
 // ---- registration ---------------------------------------------------------------------------
 
 OFLITE_REGISTER_OP(kMatmulOp)
@@ -168,6 +223,18 @@ OFLITE_REGISTER_OP(kBatchMatmulOp)
     .Attr<double>(kMatmulAlpha, 1.0)
     .SetInferFn(InferBatchMatmul)
     .SetSbpFn(MatmulSignatures);
+
+OFLITE_REGISTER_OP(kFusedMatmulBiasActOp)
+    .Input(kMatmulA)
+    .Input(kMatmulB)
+    .Input(kFusedMatmulBias)
+    .Output(kMatmulOut)
+    .Attr<bool>(kMatmulTransposeA, false)
+    .Attr<bool>(kMatmulTransposeB, false)
+    .Attr<std::string>(kFusedMatmulActivation, std::string("none"))
+    .Attr<double>(kFusedMatmulLeakyAlpha, 0.01)
+    .SetInferFn(InferFusedMatmulBiasAct)
+    .SetSbpFn(FusedMatmulBiasActSignatures);
 
 }  // namespace
 }  // namespace ops

@@ -4,6 +4,12 @@
 // elements apart; a stride of 0 reuses one matrix for every problem (a broadcast batch).
 // Accumulation is in float for 16-bit types and in the dtype otherwise; beta = 0 ignores c's
 // contents (NaN included), as BLAS does.
+//
+// LaunchBiasAct: one problem (no batch, alpha 1, beta 0) with a bias and an activation fused
+// after it: c = act(op(a) @ op(b) + bias), bias a vector of n elements (one per column of c) of
+// the dtype. The activation applies to the sum in the accumulation type, and 16-bit results are
+// rounded once (on CUDA, gelu and leaky_relu follow cuBLASLt's bias epilogue, which stores the
+// biased sum in the dtype first). k = 0 gives c = act(bias) in every row.
 #ifndef ONEFLOW_LITE_PRIMITIVE_BATCH_MATMUL_H_
 #define ONEFLOW_LITE_PRIMITIVE_BATCH_MATMUL_H_
 
@@ -17,11 +23,18 @@
 namespace oflite {
 namespace primitive {
 
+// The activation LaunchBiasAct applies: none, relu, gelu (erf form), gelu_tanh (the tanh
+// approximation) or leaky_relu (slope leaky_alpha below 0).
+enum class BiasActivation { kNone, kRelu, kGelu, kGeluTanh, kLeakyRelu };
+
 class BatchMatmul : public Primitive {
  public:
   virtual Maybe<void> Launch(ep::Stream* stream, size_t batch, size_t m, size_t n, size_t k,
                              double alpha, const void* a, int64_t stride_a, const void* b,
                              int64_t stride_b, double beta, void* c, int64_t stride_c) = 0;
+  virtual Maybe<void> LaunchBiasAct(ep::Stream* stream, size_t m, size_t n, size_t k, const void* a,
+                                    const void* b, const void* bias, BiasActivation activation,
+                                    double leaky_alpha, void* c) = 0;
 };
 
 // New(dtype, transpose_a, transpose_b): nullptr where the device has no GEMM for the dtype

@@ -40,8 +40,9 @@ const std::vector<std::string> kScalarBinaryOps = {
 
 // Every op the library registers, sorted.
 const std::vector<std::string> kShippedOps = [] {
-  std::vector<std::string> ops = {"batch_matmul", "cast",    "log_softmax",  "log_softmax_grad",
-                                  "matmul",       "softmax", "softmax_grad", "transpose"};
+  std::vector<std::string> ops = {
+      "batch_matmul", "cast",    "fused_matmul_bias_act", "log_softmax", "log_softmax_grad",
+      "matmul",       "softmax", "softmax_grad",          "transpose"};
   ops.insert(ops.end(), kElementwiseBinaryOps.begin(), kElementwiseBinaryOps.end());
   ops.insert(ops.end(), kElementwiseUnaryOps.begin(), kElementwiseUnaryOps.end());
   ops.insert(ops.end(), kScalarBinaryOps.begin(), kScalarBinaryOps.end());
@@ -58,7 +59,8 @@ const std::map<std::string, std::string>& KernelNames() {
                                             {"transpose", "TransposeKernel"},
                                             {"cast", "CastKernel"},
                                             {"matmul", "MatmulKernel"},
-                                            {"batch_matmul", "BatchMatmulKernel"}};
+                                            {"batch_matmul", "BatchMatmulKernel"},
+                                            {"fused_matmul_bias_act", "FusedMatmulBiasActKernel"}};
     for (const std::string& op : kElementwiseBinaryOps) {
       m[op] = "BroadcastElementwiseBinaryKernel";
     }
@@ -84,9 +86,9 @@ std::set<DataType> AsSet(const std::vector<DataType>& dtypes) {
 }
 
 // What the CPU serves per op, as PyTorch has it: transpose and cast take every dtype, softmax
-// and the matrix products (matmul, batch_matmul) the floating ones; bool lacks sub, pow, neg, abs
-// and relu; div, the gradients and the transcendental unary ops are floating only (the functional
-// calls promote integers).
+// and the matrix products (matmul, batch_matmul, fused_matmul_bias_act) the floating ones; bool
+// lacks sub, pow, neg, abs and relu; div, the gradients and the transcendental unary ops are
+// floating only (the functional calls promote integers).
 std::set<DataType> ExpectedCpuDtypes(std::string op) {
   if (op.rfind("scalar_", 0) == 0) {
     op = op.substr(7);  // the tensor-scalar form serves what the op does
@@ -138,6 +140,7 @@ TEST(RegistryTest, EachOpIsFoundWithItsSchema) {
       {"cast", {{"x"}, {"y"}}},
       {"matmul", {{"a", "b"}, {"out"}}},
       {"batch_matmul", {{"a", "b"}, {"out"}}},
+      {"fused_matmul_bias_act", {{"a", "b", "bias"}, {"out"}}},
   };
   for (const std::string& op : kElementwiseUnaryOps) {
     expected[op] = {{"x"}, {"y"}};
@@ -187,6 +190,25 @@ TEST(RegistryTest, MatrixProductsHaveTheirAttrsAndServeTheFloatingDtypesOnCpu) {
     EXPECT_EQ(Unwrap(defaults.Get<double>("alpha")), 1.0) << op;
     EXPECT_EQ(CpuDtypes(op), AsSet(kFloating)) << op;
   }
+}
+
+TEST(RegistryTest, FusedMatmulBiasActHasItsAttrsAndServesTheFloatingDtypesOnCpu) {
+  const OpSchema* schema = Unwrap(OpRegistry::Global().Find("fused_matmul_bias_act"));
+  ASSERT_EQ(schema->attrs().size(), 4u);
+  EXPECT_EQ(schema->attrs()[0].name, "transpose_a");
+  EXPECT_EQ(schema->attrs()[0].type, AttrType::kBool);
+  EXPECT_EQ(schema->attrs()[1].name, "transpose_b");
+  EXPECT_EQ(schema->attrs()[1].type, AttrType::kBool);
+  EXPECT_EQ(schema->attrs()[2].name, "activation");
+  EXPECT_EQ(schema->attrs()[2].type, AttrType::kString);
+  EXPECT_EQ(schema->attrs()[3].name, "alpha");
+  EXPECT_EQ(schema->attrs()[3].type, AttrType::kDouble);
+  const AttrMap defaults = Unwrap(schema->CompleteAttrs(AttrMap()));
+  EXPECT_FALSE(Unwrap(defaults.Get<bool>("transpose_a")));
+  EXPECT_FALSE(Unwrap(defaults.Get<bool>("transpose_b")));
+  EXPECT_EQ(Unwrap(defaults.Get<std::string>("activation")), "none");
+  EXPECT_EQ(Unwrap(defaults.Get<double>("alpha")), 0.01);
+  EXPECT_EQ(CpuDtypes("fused_matmul_bias_act"), AsSet(kFloating));
 }
 
 TEST(RegistryTest, FindUnknownOpListsRegisteredOps) {

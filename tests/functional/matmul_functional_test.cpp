@@ -1,6 +1,6 @@
-// MatMul and Linear through every layer, on the CPU and (where a GPU is visible and the CUDA
-// provider has a BatchMatmul primitive for the dtype) on CUDA, against a plain double-precision
-// reference of torch.matmul written here.
+// MatMul, Linear and FusedMatmulBiasAct through every layer, on the CPU and (where a GPU is
+// visible and the CUDA provider has a BatchMatmul primitive for the dtype) on CUDA, against a
+// plain double-precision reference of torch.matmul written here.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,6 +13,9 @@
 #include "ops/matmul_ops.h"
 #include "primitive/batch_matmul.h"
 #include "tests/support/test_util.h"
+#ifdef OFLITE_WITH_CUDA
+#include "ep/cuda/primitive/batch_matmul_plan_cache.h"
+#endif
 
 namespace oflite {
 namespace test {
@@ -302,6 +305,14 @@ TEST_P(MatMulTest, EmptyDimsGiveEmptyTensorsOrZeros) {
 
 // ---- Linear ---------------------------------------------------------------------------------
 
+// Whether the fused op stores the biased sum in the dtype before the activation reads it: on
+// CUDA, gelu, gelu_tanh and leaky_relu run after cuBLASLt's bias epilogue, so 16-bit results
+// are rounded twice (the CPU and the relu epilogue round once).
+bool RoundsBeforeActivation(const Device& device, DataType dtype, const std::string& activation) {
+  return device.type() == DeviceType::kCUDA && DataTypeSize(dtype) == 2 &&
+         (activation == "gelu" || activation == "gelu_tanh" || activation == "leaky_relu");
+}
+
 double Activate(double v, const std::string& activation) {
   if (activation == "relu") {
     return v > 0 ? v : 0;
@@ -325,16 +336,20 @@ TEST_P(MatMulTest, LinearWithAndWithoutBiasAndEachActivation) {
         const Host x = RandomHost(x_shape, dtype, seed++);
         const Host w = RandomHost({5, 6}, dtype, seed++);
         const Host bias = RandomHost({5}, dtype, seed++);
-        Host expected = ReferenceMatMul(x, w, false, true, 1.0);
-        for (size_t i = 0; i < expected.values.size(); ++i) {
-          // the bias is added to the product rounded to the dtype, as the composition does
-          double v = RoundTo({expected.values[i]}, dtype)[0];
-          if (with_bias) {
-            v = RoundTo({v + bias.values[i % 5]}, dtype)[0];
-          }
-          expected.values[i] = Activate(v, activation);
-        }
+        const Host product = ReferenceMatMul(x, w, false, true, 1.0);
         for (const Device& device : Devices(dtype)) {
+          // With a bias the fused op rounds once, at the end (or also before the activation,
+          // see RoundsBeforeActivation); without, the activation takes the product rounded to
+          // the dtype, as the composition does.
+          Host expected = product;
+          for (size_t i = 0; i < expected.values.size(); ++i) {
+            double v = with_bias ? product.values[i] + bias.values[i % 5]
+                                 : RoundTo({product.values[i]}, dtype)[0];
+            if (with_bias && RoundsBeforeActivation(device, dtype, activation)) {
+              v = RoundTo({v}, dtype)[0];
+            }
+            expected.values[i] = Activate(v, activation);
+          }
           const std::string what = std::string("linear ") + x_shape.ToString() +
                                    (with_bias ? " with bias " : " without bias ") + activation +
                                    " " + DataTypeName(dtype) + " on " + device.ToString();
@@ -347,6 +362,110 @@ TEST_P(MatMulTest, LinearWithAndWithoutBiasAndEachActivation) {
           ExpectNormClose(y.value(), expected, MatmulTolerance(dtype), what);
         }
       }
+    }
+  }
+}
+
+// ---- FusedMatmulBiasAct ------------------------------------------------------------------
+
+const char* const kFusedActivations[] = {"none", "relu", "gelu", "gelu_tanh", "leaky_relu"};
+
+// The activations in double: gelu in the erf form, gelu_tanh in the tanh form.
+double FusedActivate(double v, const std::string& activation, double leaky_alpha) {
+  if (activation == "relu") {
+    return v > 0 ? v : 0;
+  }
+  if (activation == "gelu") {
+    return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
+  }
+  if (activation == "gelu_tanh") {
+    const double inner = std::sqrt(2.0 / M_PI) * (v + 0.044715 * v * v * v);
+    return 0.5 * v * (1 + std::tanh(inner));
+  }
+  if (activation == "leaky_relu") {
+    return v > 0 ? v : leaky_alpha * v;
+  }
+  return v;
+}
+
+// act(op(a) @ op(b) + bias) in double; round_biased: the biased sum rounded to dtype first.
+Host ReferenceFused(const Host& a, const Host& b, const Host& bias, bool ta, bool tb,
+                    const std::string& activation, double leaky_alpha, DataType dtype,
+                    bool round_biased) {
+  Host out = ReferenceMatMul(a, b, ta, tb, 1.0);
+  const size_t n = bias.values.size();
+  for (size_t i = 0; i < out.values.size(); ++i) {
+    double v = out.values[i] + bias.values[i % n];
+    if (round_biased) {
+      v = RoundTo({v}, dtype)[0];
+    }
+    out.values[i] = FusedActivate(v, activation, leaky_alpha);
+  }
+  return out;
+}
+
+void CheckFused(const Mnk& s, bool ta, bool tb, const std::string& activation, DataType dtype,
+                uint64_t seed, double leaky_alpha = 0.01) {
+  const Host a = RandomHost(StoredA(s.m, s.k, ta), dtype, seed);
+  const Host b = RandomHost(StoredB(s.k, s.n, tb), dtype, seed + 1000);
+  const Host bias = RandomHost({s.n}, dtype, seed + 2000);
+  for (const Device& device : Devices(dtype)) {
+    const Host expected = ReferenceFused(a, b, bias, ta, tb, activation, leaky_alpha, dtype,
+                                         RoundsBeforeActivation(device, dtype, activation));
+    const std::string what = "fused " + activation + " " +
+                             Describe(a.shape, b.shape, ta, tb, dtype, device) + " seed " +
+                             std::to_string(seed);
+    Maybe<Tensor> out = functional::FusedMatmulBiasAct(
+        MakeTensor(a.values, a.shape, dtype, device), MakeTensor(b.values, b.shape, dtype, device),
+        MakeTensor(bias.values, bias.shape, dtype, device), activation, ta, tb, leaky_alpha);
+    ASSERT_TRUE(out.ok()) << what << ": " << out.error().ToString();
+    EXPECT_EQ(out.value().dtype(), dtype) << what;
+    EXPECT_EQ(out.value().device(), device) << what;
+    ExpectNormClose(out.value(), expected, MatmulTolerance(dtype), what);
+  }
+}
+
+TEST_P(MatMulTest, FusedMatmulBiasActInEveryActivationAndTransposeCombination) {
+  const DataType dtype = GetParam();
+  // square, odd sizes past a blocking boundary (rows of c not 16-byte aligned), K = 1, 1x1x1,
+  // many short rows, a wide row
+  const Mnk sizes[] = {{16, 16, 16}, {129, 257, 65}, {7, 9, 1},
+                       {1, 1, 1},    {1000, 3, 7},   {2, 520, 33}};
+  uint64_t seed = 500;
+  for (const Mnk& s : sizes) {
+    for (const char* activation : kFusedActivations) {
+      for (bool ta : {false, true}) {
+        for (bool tb : {false, true}) {
+          CheckFused(s, ta, tb, activation, dtype, seed++);
+        }
+      }
+    }
+  }
+}
+
+TEST_P(MatMulTest, FusedMatmulBiasActLeakyReluTakesItsSlope) {
+  const DataType dtype = GetParam();
+  CheckFused({33, 17, 12}, false, false, "leaky_relu", dtype, 600, 0.2);
+  CheckFused({33, 17, 12}, true, true, "leaky_relu", dtype, 601, -1.5);
+}
+
+TEST_P(MatMulTest, FusedMatmulBiasActWithEmptyDims) {
+  const DataType dtype = GetParam();
+  for (const char* activation : kFusedActivations) {
+    // K = 0: every row is act(bias)
+    CheckFused({3, 4, 0}, false, false, activation, dtype, 700);
+    CheckFused({3, 4, 0}, true, true, activation, dtype, 701);
+    for (const Device& device : Devices(dtype)) {
+      const Tensor out = Unwrap(functional::FusedMatmulBiasAct(
+          Unwrap(Tensor::Full({0, 3}, 1.0, dtype, device)),
+          Unwrap(Tensor::Full({3, 4}, 1.0, dtype, device)),
+          Unwrap(Tensor::Full({4}, 1.0, dtype, device)), activation));
+      EXPECT_EQ(out.shape(), Shape({0, 4})) << activation;
+      const Tensor no_cols = Unwrap(functional::FusedMatmulBiasAct(
+          Unwrap(Tensor::Full({2, 3}, 1.0, dtype, device)),
+          Unwrap(Tensor::Full({3, 0}, 1.0, dtype, device)),
+          Unwrap(Tensor::Full({0}, 1.0, dtype, device)), activation));
+      EXPECT_EQ(no_cols.shape(), Shape({2, 0})) << activation;
     }
   }
 }
@@ -449,6 +568,68 @@ TEST(LinearErrors, BadArgumentsAreRefused) {
   ExpectError(functional::Linear(Filled({4, 6}), Filled({5, 6}), Filled({5}, DataType::kFloat64)),
               ErrorKind::kTypeError, {"linear", "bias", "float32", "float64"});
 }
+
+TEST(FusedMatmulBiasActErrors, BadArgumentsAreRefused) {
+  for (const Device& device : Devices(DataType::kFloat32)) {
+    const auto f = [&](const Shape& shape, DataType dtype = DataType::kFloat32) {
+      return Filled(shape, dtype, device);
+    };
+    ExpectError(functional::FusedMatmulBiasAct(f({4, 6}), f({6, 5}), f({4}), "relu"),
+                ErrorKind::kValueError,
+                {"fused_matmul_bias_act", "bias must have shape (5,)", "got (4,)"});
+    ExpectError(functional::FusedMatmulBiasAct(f({4, 6}), f({5, 6}), f({6}), "none", false, true),
+                ErrorKind::kValueError, {"bias must have shape (5,)", "transpose_b", "got (6,)"});
+    ExpectError(functional::FusedMatmulBiasAct(f({4, 6}), f({6, 5}), f({1, 5}), "none"),
+                ErrorKind::kValueError, {"bias must have shape (5,)", "got (1, 5)"});
+    ExpectError(
+        functional::FusedMatmulBiasAct(f({4, 6}), f({6, 5}), f({5}, DataType::kFloat64), "none"),
+        ErrorKind::kTypeError, {"fused_matmul_bias_act", "bias", "float32", "float64"});
+    ExpectError(functional::FusedMatmulBiasAct(f({4, 6}), f({6, 5}), f({5}), "swish"),
+                ErrorKind::kValueError,
+                {"fused_matmul_bias_act", "unknown activation \"swish\"", "gelu_tanh"});
+    // matmul's own checks
+    ExpectError(functional::FusedMatmulBiasAct(f({4, 6}), f({7, 5}), f({5}), "none"),
+                ErrorKind::kValueError,
+                {"fused_matmul_bias_act: a (4, 6) and b (7, 5): inner dims 6 and 7 differ"});
+    ExpectError(functional::FusedMatmulBiasAct(f({2, 4, 6}), f({6, 5}), f({5}), "none"),
+                ErrorKind::kValueError, {"fused_matmul_bias_act", "a must have rank 2", "rank 3"});
+    ExpectError(
+        functional::FusedMatmulBiasAct(f({4, 6}), f({6, 5}, DataType::kFloat64), f({5}), "none"),
+        ErrorKind::kTypeError, {"a and b must have the same dtype", "float32", "float64"});
+    ExpectError(functional::FusedMatmulBiasAct(f({4, 6}), f({6, 5}), Tensor(), "none"),
+                ErrorKind::kValueError, {"fused_matmul_bias_act", "bias is undefined"});
+  }
+  ExpectError(functional::FusedMatmulBiasAct(Filled({4, 6}, DataType::kInt32),
+                                             Filled({6, 5}, DataType::kInt32),
+                                             Filled({5}, DataType::kInt32), "none"),
+              ErrorKind::kNotImplemented, {"fused_matmul_bias_act", "int32", "floating"});
+}
+
+#ifdef OFLITE_WITH_CUDA
+// The epilogue is part of the plan's key: relu_bias is a plan of its own, and gelu, gelu_tanh
+// and leaky_relu share the bias epilogue's plan (their activation runs after it).
+TEST(FusedMatmulBiasActCuda, EpilogueEntersThePlanCacheKey) {
+  if (!ep::GetDevice(Device::Cuda(0)).ok()) {
+    GTEST_SKIP() << "no CUDA device visible";
+  }
+  const Device cuda = Device::Cuda(0);
+  const Tensor a = Unwrap(Tensor::Full({40, 24}, 0.5, DataType::kFloat16, cuda));
+  const Tensor b = Unwrap(Tensor::Full({24, 56}, 0.25, DataType::kFloat16, cuda));
+  const Tensor bias = Unwrap(Tensor::Full({56}, 1.0, DataType::kFloat16, cuda));
+  const size_t before = ep::CudaBatchMatmulPlanCacheSize();
+  Unwrap(functional::FusedMatmulBiasAct(a, b, bias, "none"));
+  EXPECT_EQ(ep::CudaBatchMatmulPlanCacheSize(), before + 1);
+  Unwrap(functional::FusedMatmulBiasAct(a, b, bias, "relu"));
+  EXPECT_EQ(ep::CudaBatchMatmulPlanCacheSize(), before + 2);
+  Unwrap(functional::FusedMatmulBiasAct(a, b, bias, "gelu_tanh"));
+  Unwrap(functional::FusedMatmulBiasAct(a, b, bias, "gelu"));
+  Unwrap(functional::FusedMatmulBiasAct(a, b, bias, "leaky_relu"));
+  Unwrap(functional::FusedMatmulBiasAct(a, b, bias, "relu"));
+  EXPECT_EQ(ep::CudaBatchMatmulPlanCacheSize(), before + 2);
+  Unwrap(functional::MatMul(a, b));  // no epilogue: another plan
+  EXPECT_EQ(ep::CudaBatchMatmulPlanCacheSize(), before + 3);
+}
+#endif
 
 }  // namespace
 }  // namespace test

@@ -429,6 +429,65 @@ TEST(SbpSignatures, BatchMatmulListsExactlyTheValidOnes) {
   }
 }
 
+// fused_matmul_bias_act with positive inputs, in every transpose combination. gelu and
+// gelu_tanh bend everywhere: the listed signatures are exactly the valid ones. none is affine,
+// and relu and leaky_relu are too where the sums stay positive, so partial sums may reproduce
+// the result for them: what is listed must be valid.
+TEST(SbpSignatures, FusedMatmulBiasActListsExactlyTheValidOnes) {
+  for (const char* activation : {"gelu", "gelu_tanh", "none", "relu", "leaky_relu"}) {
+    const bool bends = std::string(activation).rfind("gelu", 0) == 0;
+    for (bool ta : {false, true}) {
+      for (bool tb : {false, true}) {
+        const Shape a = ta ? Shape{6, 4} : Shape{4, 6};
+        const Shape b = tb ? Shape{8, 6} : Shape{6, 8};
+        AttrMap attrs = MatmulAttrs(ta, tb);
+        attrs.Set(ops::kFusedMatmulActivation, AttrValue(activation));
+        SbpSimulation simulation(ops::kFusedMatmulBiasActOp,
+                                 {Positive(a, 26), Positive(b, 27), Positive({8}, 28)}, attrs);
+        const std::string what =
+            MatmulWhat(ops::kFusedMatmulBiasActOp, a, b, ta, tb) + " " + activation;
+        if (bends) {
+          ExpectListedAreExactlyValid(simulation, what);
+          continue;
+        }
+        const std::set<std::string> valid = simulation.ValidSignatures();
+        for (const std::string& s : simulation.ListedSignatures()) {
+          EXPECT_EQ(valid.count(s), 1u) << what << ": " << s;
+        }
+      }
+    }
+  }
+}
+
+TEST(SbpSignatures, FusedMatmulBiasActSplitsRowsOrColumnsButNeverSums) {
+  const std::vector<std::string> args = {ops::kMatmulA, ops::kMatmulB, ops::kFusedMatmulBias,
+                                         ops::kMatmulOut};
+  auto signature = [&](const proto::SbpParallel& a, const proto::SbpParallel& b,
+                       const proto::SbpParallel& bias, const proto::SbpParallel& out) {
+    proto::SbpSignature s;
+    (*s.mutable_arg_sbp())[ops::kMatmulA] = a;
+    (*s.mutable_arg_sbp())[ops::kMatmulB] = b;
+    (*s.mutable_arg_sbp())[ops::kFusedMatmulBias] = bias;
+    (*s.mutable_arg_sbp())[ops::kMatmulOut] = out;
+    return SbpSignatureToString(s, args);
+  };
+  const proto::SbpParallel B = BroadcastSbp();
+  const std::set<std::string> expected = {signature(SplitSbp(0), B, B, SplitSbp(0)),
+                                          signature(B, SplitSbp(1), SplitSbp(0), SplitSbp(1)),
+                                          signature(B, B, B, B)};
+  for (const char* activation : {"none", "gelu"}) {
+    SbpSimulation simulation(ops::kFusedMatmulBiasActOp,
+                             {Positive({4, 6}, 29), Positive({6, 8}, 30), Positive({8}, 31)},
+                             {{ops::kFusedMatmulActivation, activation}});
+    EXPECT_EQ(simulation.ListedSignatures(), expected) << activation;
+    // what it lists is valid for "none" too, though not all that is
+    const std::set<std::string> valid = simulation.ValidSignatures();
+    for (const std::string& s : expected) {
+      EXPECT_EQ(valid.count(s), 1u) << activation << ": " << s;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace test
 }  // namespace oflite

@@ -13,10 +13,16 @@
 // (N,K) with --arg transpose_a=true / transpose_b=true; a_shape/b_shape still override, for
 // batched products) and reports TFLOP/s, 2 * (output elements) * K over the median time,
 // besides GB/s. `--arg allow_tf32=true` is the bench's too: it sets ep::SetAllowTf32 for the
-// run (float32 products may use TF32 tensor cores).
+// run (float32 products may use TF32 tensor cores), and so is `--arg impl=sgemm_v3` (the float32
+// implementation: cublas, or a rung of the hand-written SGEMM ladder).
+//
+// `oflite bench fused_matmul_bias_act --shape M,N,K --arg activation=gelu` takes matmul's a and
+// b and a bias of (N), and reports TFLOP/s the same way (the bias and the activation's work not
+// counted).
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -37,6 +43,11 @@ namespace oflite {
 namespace cli {
 
 namespace {
+
+// The functions benched as matrix products: --shape M,N,K, TFLOP/s reported.
+bool IsMatMulBench(const std::string& name) {
+  return name == "matmul" || name == "fused_matmul_bias_act";
+}
 
 constexpr size_t kFlushBytes = size_t{512} << 20;  // several times any current L2
 constexpr int64_t kSweepRows = 49152;
@@ -190,7 +201,7 @@ Maybe<BenchResult> BenchFunction(const FunctionEntry& f, const AttrMap& args, co
   // Each input read once, the output written once: inputs of different shapes (a broadcast
   // operand) or dtypes (a cast's output) count at their own size.
   result.bytes = input_bytes + output_bytes;
-  if (f.name == "matmul") {  // a multiply and an add per output element and step of K
+  if (IsMatMulBench(f.name)) {  // a multiply and an add per output element and step of K
     bool transpose_a = false;
     OFLITE_ASSIGN_OR_RETURN(transpose_a, args.Get<bool>("transpose_a"));
     const Shape& a = input_shapes[0];
@@ -234,32 +245,44 @@ Maybe<void> SplitInputShapes(const FunctionEntry& f, const Shape& shape,
   return Ok();
 }
 
-// Takes the bench's own `allow_tf32=BOOL` out of the function's arguments (unless the function
-// has an argument of that name); false when not given.
-Maybe<bool> TakeAllowTf32(const FunctionEntry& f, std::vector<std::string>* function_args) {
-  bool allow = false;
-  if (FindAttrDef(f.args, "allow_tf32") != nullptr) {
-    return allow;
+// Takes the bench's own `name=VALUE` out of the function's arguments (unless the function has
+// an argument of that name): the last value given, or nullopt.
+std::optional<std::string> TakeBenchArg(const FunctionEntry& f, const std::string& name,
+                                        std::vector<std::string>* function_args) {
+  std::optional<std::string> value;
+  if (FindAttrDef(f.args, name) != nullptr) {
+    return value;
   }
+  const std::string prefix = name + "=";
   for (auto it = function_args->begin(); it != function_args->end();) {
-    if (it->rfind("allow_tf32=", 0) != 0) {
+    if (it->rfind(prefix, 0) != 0) {
       ++it;
       continue;
     }
-    auto value = ParseAttrValue(AttrType::kBool, it->substr(11));
-    OFLITE_CHECK_OR_RETURN(value.ok(), ValueError)
-        << "bench: --arg allow_tf32: " << (value.ok() ? "" : value.error().message());
-    allow = AttrTraits<bool>::Get(value.value());
+    value = it->substr(prefix.size());
     it = function_args->erase(it);
   }
-  return allow;
+  return value;
 }
 
-// matmul's inputs for --shape M,N,K: a (M,K) and b (K,N), stored transposed when asked.
-Maybe<void> MatMulInputShapes(const Shape& shape, const AttrMap& args,
+// The bench's `allow_tf32=BOOL`; false when not given.
+Maybe<bool> TakeAllowTf32(const FunctionEntry& f, std::vector<std::string>* function_args) {
+  const std::optional<std::string> text = TakeBenchArg(f, "allow_tf32", function_args);
+  if (!text.has_value()) {
+    return false;
+  }
+  auto value = ParseAttrValue(AttrType::kBool, *text);
+  OFLITE_CHECK_OR_RETURN(value.ok(), ValueError)
+      << "bench: --arg allow_tf32: " << (value.ok() ? "" : value.error().message());
+  return AttrTraits<bool>::Get(value.value());
+}
+
+// matmul's inputs for --shape M,N,K: a (M,K) and b (K,N), stored transposed when asked; the
+// fused op's bias is (N).
+Maybe<void> MatMulInputShapes(const std::string& function, const Shape& shape, const AttrMap& args,
                               const std::vector<bool>& overridden, std::vector<Shape>* shapes) {
   OFLITE_CHECK_OR_RETURN(shape.rank() == 3, ValueError)
-      << "bench matmul: --shape is M,N,K (a is M x K, b is K x N), got " << shape;
+      << "bench " << function << ": --shape is M,N,K (a is M x K, b is K x N), got " << shape;
   bool transpose_a = false, transpose_b = false;
   OFLITE_ASSIGN_OR_RETURN(transpose_a, args.Get<bool>("transpose_a"));
   OFLITE_ASSIGN_OR_RETURN(transpose_b, args.Get<bool>("transpose_b"));
@@ -269,6 +292,9 @@ Maybe<void> MatMulInputShapes(const Shape& shape, const AttrMap& args,
   }
   if (!overridden[1]) {
     (*shapes)[1] = transpose_b ? Shape{n, k} : Shape{k, n};
+  }
+  if (shapes->size() > 2 && !overridden[2]) {
+    (*shapes)[2] = Shape{n};
   }
   return Ok();
 }
@@ -435,10 +461,13 @@ Maybe<void> Bench(const BenchOptions& options) {
     bool allow_tf32 = false;
     OFLITE_ASSIGN_OR_RETURN(allow_tf32, TakeAllowTf32(*f, &function_args));
     const ep::ScopedAllowTf32 tf32(allow_tf32);
+    // `impl=cublas|sgemm_v0..v8|sgemm_best`: the float32 matmul implementation for the run
+    const ep::ScopedMatmulImpl impl(
+        TakeBenchArg(*f, "impl", &function_args).value_or(ep::MatmulImpl()));
     AttrMap args;
     OFLITE_ASSIGN_OR_RETURN(args, ParseArgs(*f, function_args));
-    if (f->name == "matmul") {
-      OFLITE_JUST(MatMulInputShapes(shape, args, overridden, &input_shapes));
+    if (IsMatMulBench(f->name)) {
+      OFLITE_JUST(MatMulInputShapes(f->name, shape, args, overridden, &input_shapes));
     }
     OFLITE_ASSIGN_OR_RETURN(r, BenchFunction(*f, args, shape, input_shapes, dtype, device,
                                              options.warmup, options.reps, &timing));

@@ -90,6 +90,18 @@ Maybe<Tensor> CallMatMul(const std::vector<Tensor>& t, const AttrMap& a) {
   return functional::MatMul(t[0], t[1], transpose_a, transpose_b, alpha);
 }
 
+Maybe<Tensor> CallFusedMatmulBiasAct(const std::vector<Tensor>& t, const AttrMap& a) {
+  std::string activation;
+  bool transpose_a = false, transpose_b = false;
+  double alpha = 0.01;
+  OFLITE_ASSIGN_OR_RETURN(activation, a.Get<std::string>("activation"));
+  OFLITE_ASSIGN_OR_RETURN(transpose_a, a.Get<bool>("transpose_a"));
+  OFLITE_ASSIGN_OR_RETURN(transpose_b, a.Get<bool>("transpose_b"));
+  OFLITE_ASSIGN_OR_RETURN(alpha, a.Get<double>("alpha"));
+  return functional::FusedMatmulBiasAct(t[0], t[1], t[2], activation, transpose_a, transpose_b,
+                                        alpha);
+}
+
 }  // namespace
 
 const std::vector<FunctionEntry>& Functions() {
@@ -164,6 +176,12 @@ const std::vector<FunctionEntry>& Functions() {
        {ArgWithDefault("transpose_a", false), ArgWithDefault("transpose_b", false),
         ArgWithDefault("alpha", 1.0)},
        CallMatMul},
+      // act(a @ b + bias) as one op; alpha is leaky_relu's slope.
+      {"fused_matmul_bias_act",
+       {"a", "b", "bias"},
+       {ArgWithDefault("activation", std::string("none")), ArgWithDefault("transpose_a", false),
+        ArgWithDefault("transpose_b", false), ArgWithDefault("alpha", 0.01)},
+       CallFusedMatmulBiasAct},
   };
   return functions;
 }

@@ -2,6 +2,10 @@
 // float64, one call per problem of the batch (row-major, transposes passed through). float16 and
 // bfloat16 go through float: a and b are widened to float buffers, sgemm runs, and c is rounded
 // back once (c is widened too when beta != 0). Integer and bool dtypes have no GEMM: nullptr.
+//
+// LaunchBiasAct: the GEMM into the compute type (c itself for float32 and float64, a float
+// buffer for 16-bit types), then one loop adding the bias and applying the activation with the
+// elementwise functors, rounding 16-bit results once.
 #include "primitive/batch_matmul.h"
 
 #include <cblas.h>
@@ -14,6 +18,7 @@
 #include <vector>
 
 #include "ep/cpu/primitive/compute_type.h"
+#include "primitive/elementwise_functors.h"
 
 namespace oflite {
 namespace ep {
@@ -45,12 +50,13 @@ class BatchMatmulImpl final : public primitive::BatchMatmul {
   }
   std::string LaunchDescription() const override {
     return name() + "[" + (std::is_same_v<T, double> ? "dgemm" : "sgemm") + " " +
-           (transpose_a_ ? "t" : "n") + (transpose_b_ ? "t" : "n") + "]";
+           (transpose_a_ ? "t" : "n") + (transpose_b_ ? "t" : "n") + epilogue_ + "]";
   }
 
   Maybe<void> Launch(Stream* /*stream*/, size_t batch, size_t m, size_t n, size_t k, double alpha,
                      const void* a, int64_t stride_a, const void* b, int64_t stride_b, double beta,
                      void* c, int64_t stride_c) override {
+    epilogue_.clear();
     if (batch == 0 || m == 0 || n == 0) {
       return Ok();
     }
@@ -109,8 +115,85 @@ class BatchMatmulImpl final : public primitive::BatchMatmul {
     return Ok();
   }
 
+  Maybe<void> LaunchBiasAct(Stream* /*stream*/, size_t m, size_t n, size_t k, const void* a,
+                            const void* b, const void* bias, primitive::BiasActivation activation,
+                            double leaky_alpha, void* c) override {
+    using primitive::BiasActivation;
+    using primitive::UnaryOp;
+    switch (activation) {
+      case BiasActivation::kNone:
+        epilogue_ = " + bias";
+        return GemmBiasAct(m, n, k, a, b, bias, c, [](C v) { return v; });
+      case BiasActivation::kRelu:
+        epilogue_ = " + bias, relu";
+        return GemmBiasAct(m, n, k, a, b, bias, c, Functor<UnaryOp::kRelu>(leaky_alpha));
+      case BiasActivation::kGelu:
+        epilogue_ = " + bias, gelu";
+        return GemmBiasAct(m, n, k, a, b, bias, c, Functor<UnaryOp::kGelu>(leaky_alpha));
+      case BiasActivation::kGeluTanh:
+        epilogue_ = " + bias, gelu_tanh";
+        return GemmBiasAct(m, n, k, a, b, bias, c, Functor<UnaryOp::kGeluTanh>(leaky_alpha));
+      case BiasActivation::kLeakyRelu:
+        epilogue_ = " + bias, leaky_relu";
+        return GemmBiasAct(m, n, k, a, b, bias, c, Functor<UnaryOp::kLeakyRelu>(leaky_alpha));
+    }
+    return OFLITE_ERROR(ValueError)
+           << name() << ": unknown bias activation " << static_cast<int>(activation);
+  }
+
  private:
   using C = ComputeType<T>;
+
+  template <primitive::UnaryOp op>
+  static primitive::elementwise::UnaryFunctor<op, sizeof(T) == 2> Functor(double attr) {
+    return primitive::elementwise::UnaryFunctor<op, sizeof(T) == 2>{attr};
+  }
+
+  // c = act(op(a) @ op(b) + bias) for one problem, act applied to each sum in C.
+  template <typename Act>
+  Maybe<void> GemmBiasAct(size_t m, size_t n, size_t k, const void* a, const void* b,
+                          const void* bias, void* c, Act act) {
+    if (m == 0 || n == 0) {
+      return Ok();
+    }
+    OFLITE_CHECK_OR_RETURN(m <= INT_MAX && n <= INT_MAX && k <= INT_MAX, NotImplemented)
+        << name() << ": m = " << m << ", n = " << n << ", k = " << k
+        << " exceed the BLAS integer range (" << INT_MAX << ")";
+    const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
+    const T* a_typed = static_cast<const T*>(a);
+    const T* b_typed = static_cast<const T*>(b);
+    const T* bias_typed = static_cast<const T*>(bias);
+    T* c_typed = static_cast<T*>(c);
+    std::vector<C> bias_buf(n);
+    Widen(bias_typed, n, bias_buf.data());
+    // The product in C: c itself when T is C, a float buffer for 16-bit types.
+    std::vector<C> c_buf;
+    C* product = nullptr;
+    if constexpr (std::is_same_v<T, C>) {
+      product = c_typed;
+    } else {
+      c_buf.resize(m * n);
+      product = c_buf.data();
+    }
+    if (k == 0) {  // an empty sum
+      std::fill(product, product + m * n, C(0));
+    } else if constexpr (std::is_same_v<T, C>) {
+      Gemm(transpose_a_, transpose_b_, mi, ni, ki, C(1), a_typed, b_typed, C(0), product);
+    } else {
+      std::vector<C> a_buf(m * k), b_buf(k * n);
+      Widen(a_typed, m * k, a_buf.data());
+      Widen(b_typed, k * n, b_buf.data());
+      Gemm(transpose_a_, transpose_b_, mi, ni, ki, C(1), a_buf.data(), b_buf.data(), C(0), product);
+    }
+    for (size_t i = 0; i < m; ++i) {
+      const C* row = product + i * n;
+      T* out = c_typed + i * n;
+      for (size_t j = 0; j < n; ++j) {
+        out[j] = T(act(row[j] + bias_buf[j]));
+      }
+    }
+    return Ok();
+  }
 
   static void Widen(const T* src, size_t count, C* dst) {
     for (size_t e = 0; e < count; ++e) {
@@ -120,6 +203,7 @@ class BatchMatmulImpl final : public primitive::BatchMatmul {
 
   bool transpose_a_;
   bool transpose_b_;
+  std::string epilogue_;  // what the last launch fused after the GEMM, for LaunchDescription
 };
 
 class CpuBatchMatmulFactory final : public primitive::BatchMatmulFactory {
