@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "oneflow_lite/common/data_type.h"
 #include "oneflow_lite/ep/stream.h"
@@ -36,6 +37,11 @@ class BatchMatmul : public Primitive {
                                     const void* b, const void* bias, BiasActivation activation,
                                     double leaky_alpha, void* c) = 0;
 };
+
+// The batch strides a launch may take: none negative, and a stride_c of 0 only for a single
+// problem (each problem writes its own c). ValueError naming the primitive otherwise.
+Maybe<void> CheckBatchStrides(const std::string& primitive, size_t batch, int64_t stride_a,
+                              int64_t stride_b, int64_t stride_c);
 
 // New(dtype, transpose_a, transpose_b): nullptr where the device has no GEMM for the dtype
 // (integer and bool dtypes everywhere).

@@ -11,6 +11,7 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <memory>
 #include <string>
@@ -60,13 +61,7 @@ class BatchMatmulImpl final : public primitive::BatchMatmul {
     if (batch == 0 || m == 0 || n == 0) {
       return Ok();
     }
-    // as on CUDA: strides step forward, and each problem writes its own c
-    OFLITE_CHECK_OR_RETURN(stride_a >= 0 && stride_b >= 0 && stride_c >= 0, ValueError)
-        << name() << ": negative batch stride (" << stride_a << ", " << stride_b << ", " << stride_c
-        << ")";
-    OFLITE_CHECK_OR_RETURN(batch <= 1 || stride_c != 0, ValueError)
-        << name() << ": stride_c 0 with batch " << batch
-        << " would write every problem's result to the same c";
+    OFLITE_JUST(primitive::CheckBatchStrides(name(), batch, stride_a, stride_b, stride_c));
     T* c_typed = static_cast<T*>(c);
     if (k == 0) {  // an empty sum: c = beta * c, and beta = 0 ignores c's contents
       for (size_t i = 0; i < batch; ++i) {
@@ -77,10 +72,9 @@ class BatchMatmulImpl final : public primitive::BatchMatmul {
       }
       return Ok();
     }
-    OFLITE_CHECK_OR_RETURN(m <= INT_MAX && n <= INT_MAX && k <= INT_MAX, NotImplemented)
-        << name() << ": m = " << m << ", n = " << n << ", k = " << k
-        << " exceed the BLAS integer range (" << INT_MAX << ")";
-    const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
+    std::array<int, 3> dims{};
+    OFLITE_ASSIGN_OR_RETURN(dims, BlasDims(m, n, k));
+    const auto [mi, ni, ki] = dims;
     const T* a_typed = static_cast<const T*>(a);
     const T* b_typed = static_cast<const T*>(b);
     if constexpr (std::is_same_v<T, C>) {
@@ -142,6 +136,14 @@ class BatchMatmulImpl final : public primitive::BatchMatmul {
   }
 
  private:
+  // m, n, k as BLAS's int, or NotImplemented beyond its range.
+  Maybe<std::array<int, 3>> BlasDims(size_t m, size_t n, size_t k) const {
+    OFLITE_CHECK_OR_RETURN(m <= INT_MAX && n <= INT_MAX && k <= INT_MAX, NotImplemented)
+        << name() << ": m = " << m << ", n = " << n << ", k = " << k
+        << " exceed the BLAS integer range (" << INT_MAX << ")";
+    return std::array<int, 3>{static_cast<int>(m), static_cast<int>(n), static_cast<int>(k)};
+  }
+
   using C = ComputeType<T>;
 
   template <primitive::UnaryOp op>
@@ -156,10 +158,9 @@ class BatchMatmulImpl final : public primitive::BatchMatmul {
     if (m == 0 || n == 0) {
       return Ok();
     }
-    OFLITE_CHECK_OR_RETURN(m <= INT_MAX && n <= INT_MAX && k <= INT_MAX, NotImplemented)
-        << name() << ": m = " << m << ", n = " << n << ", k = " << k
-        << " exceed the BLAS integer range (" << INT_MAX << ")";
-    const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
+    std::array<int, 3> dims{};
+    OFLITE_ASSIGN_OR_RETURN(dims, BlasDims(m, n, k));
+    const auto [mi, ni, ki] = dims;
     const T* a_typed = static_cast<const T*>(a);
     const T* b_typed = static_cast<const T*>(b);
     const T* bias_typed = static_cast<const T*>(bias);

@@ -299,12 +299,7 @@ class CudaBatchMatmul final : public primitive::BatchMatmul {
       path_ = "empty";
       return Ok();
     }
-    OFLITE_CHECK_OR_RETURN(stride_a >= 0 && stride_b >= 0 && stride_c >= 0, ValueError)
-        << name() << ": negative batch stride (" << stride_a << ", " << stride_b << ", " << stride_c
-        << ")";
-    OFLITE_CHECK_OR_RETURN(batch <= 1 || stride_c != 0, ValueError)
-        << name() << ": stride_c 0 with batch " << batch
-        << " would write every problem's result to the same c";
+    OFLITE_JUST(primitive::CheckBatchStrides(name(), batch, stride_a, stride_b, stride_c));
     if (k == 0 || alpha == 0) {
       return ScaleC(cuda_stream, batch, m * n, beta, c, stride_c);
     }
