@@ -170,19 +170,11 @@ __global__ void __launch_bounds__(kThreads, 2)
     for (int kk = 0; kk < kBK; ++kk) {
 #pragma unroll
       for (int im = 0; im < kIterM; ++im) {
-        const float4 v = LoadShared4(as_t + kk * kLdAT + frag_row0 + im * kSubM);
-        ra[im * kFragM + 0] = v.x;
-        ra[im * kFragM + 1] = v.y;
-        ra[im * kFragM + 2] = v.z;
-        ra[im * kFragM + 3] = v.w;
+        LoadShared4(ra, im * kFragM, as_t + kk * kLdAT + frag_row0 + im * kSubM);
       }
 #pragma unroll
       for (int jn = 0; jn < kIterN; ++jn) {
-        const float4 v = LoadShared4(bs_t + kk * kBN + frag_col0 + jn * kSubN);
-        rb[jn * kFragN + 0] = v.x;
-        rb[jn * kFragN + 1] = v.y;
-        rb[jn * kFragN + 2] = v.z;
-        rb[jn * kFragN + 3] = v.w;
+        LoadShared4(rb, jn * kFragN, bs_t + kk * kBN + frag_col0 + jn * kSubN);
       }
       OuterProduct(acc, ra, rb);
     }
@@ -216,15 +208,11 @@ cudaError_t LaunchBest(cudaStream_t stream, int m, int n, int k, float alpha, co
   if (num_blocks > INT_MAX) {
     return cudaErrorInvalidConfiguration;
   }
-  const dim3 grid(static_cast<unsigned>(num_blocks));
-  alpha = EffectiveAlpha(k, alpha);
   // A is copied 4 bytes at a time, so only B and C decide the vector path.
-  if (n % 4 == 0 && IsAligned16(b) && IsAligned16(c)) {
-    SgemmBestKernel<true><<<grid, kThreads, 0, stream>>>(m, n, k, alpha, a, b, beta, c);
-  } else {
-    SgemmBestKernel<false><<<grid, kThreads, 0, stream>>>(m, n, k, alpha, a, b, beta, c);
-  }
-  return cudaGetLastError();
+  const bool vec = n % 4 == 0 && IsAligned16(b) && IsAligned16(c);
+  return LaunchBlockTile(vec, SgemmBestKernel<true>, SgemmBestKernel<false>,
+                         dim3(static_cast<unsigned>(num_blocks)), stream, m, n, k, alpha, a, b,
+                         beta, c);
 }
 
 }  // namespace

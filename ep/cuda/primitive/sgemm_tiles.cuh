@@ -54,36 +54,52 @@ __device__ __forceinline__ int ATileCol(int tid) { return (tid % (kBK / 4)) * 4;
 __device__ __forceinline__ int BTileRow(int tid) { return tid / (kBN / 4); }
 __device__ __forceinline__ int BTileCol(int tid) { return (tid % (kBN / 4)) * 4; }
 
+// Where a thread of a 2-D grid of block tiles (v5 ... v8) works: its block tile's top-left
+// corner in C (block x along n, y along m) and, in the block tile, the first row and column of
+// its contiguous 8 x 8 outputs: rows (tid / 16) * 8, columns (tid % 16) * 8.
+struct BlockTileThread {
+  int tid;
+  int block_row;
+  int block_col;
+  int thread_row;
+  int thread_col;
+};
+
+__device__ __forceinline__ BlockTileThread ThisBlockTileThread() {
+  const int tid = threadIdx.x;
+  return {tid, static_cast<int>(blockIdx.y * kBM), static_cast<int>(blockIdx.x * kBN),
+          (tid / (kBN / kTN)) * kTM, (tid % (kBN / kTN)) * kTN};
+}
+
+// p[row][col .. col + 3] of a rows x cols matrix (ld cols), 0 outside it. kVec: one float4
+// (cols % 4 == 0 and col % 4 == 0: the 4 columns are all inside or all outside); else 4
+// masked scalars.
+template <bool kVec>
+__device__ __forceinline__ float4 Fetch4(const float* __restrict__ p, int rows, int cols, int row,
+                                         int col) {
+  if (kVec) {
+    if (row < rows && col < cols) {
+      return __ldg(reinterpret_cast<const float4*>(p + static_cast<int64_t>(row) * cols + col));
+    }
+    return make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  }
+  return make_float4(
+      LoadMasked(p, cols, row, col, rows, cols), LoadMasked(p, cols, row, col + 1, rows, cols),
+      LoadMasked(p, cols, row, col + 2, rows, cols), LoadMasked(p, cols, row, col + 3, rows, cols));
+}
+
 // This thread's 4 floats of the A tile whose top-left corner is (block_row, k0).
 template <bool kVec>
 __device__ __forceinline__ float4 FetchA(const float* __restrict__ a, int m, int k, int block_row,
                                          int k0, int tid) {
-  const int row = block_row + ATileRow(tid);
-  const int col = k0 + ATileCol(tid);
-  if (kVec) {
-    if (row < m && col < k) {  // k % 4 == 0: the 4 columns are all inside
-      return __ldg(reinterpret_cast<const float4*>(a + static_cast<int64_t>(row) * k + col));
-    }
-    return make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-  }
-  return make_float4(LoadMasked(a, k, row, col, m, k), LoadMasked(a, k, row, col + 1, m, k),
-                     LoadMasked(a, k, row, col + 2, m, k), LoadMasked(a, k, row, col + 3, m, k));
+  return Fetch4<kVec>(a, m, k, block_row + ATileRow(tid), k0 + ATileCol(tid));
 }
 
 // This thread's 4 floats of the B tile whose top-left corner is (k0, block_col).
 template <bool kVec>
 __device__ __forceinline__ float4 FetchB(const float* __restrict__ b, int k, int n, int k0,
                                          int block_col, int tid) {
-  const int row = k0 + BTileRow(tid);
-  const int col = block_col + BTileCol(tid);
-  if (kVec) {
-    if (row < k && col < n) {  // n % 4 == 0: the 4 columns are all inside
-      return __ldg(reinterpret_cast<const float4*>(b + static_cast<int64_t>(row) * n + col));
-    }
-    return make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-  }
-  return make_float4(LoadMasked(b, n, row, col, k, n), LoadMasked(b, n, row, col + 1, k, n),
-                     LoadMasked(b, n, row, col + 2, k, n), LoadMasked(b, n, row, col + 3, k, n));
+  return Fetch4<kVec>(b, k, n, k0 + BTileRow(tid), block_col + BTileCol(tid));
 }
 
 // A tile kept as in global memory: as[r * kBK + kk], kBM x kBK.
@@ -109,6 +125,16 @@ __device__ __forceinline__ void StoreBTile(float* bs, int tid, float4 v) {
 
 __device__ __forceinline__ float4 LoadShared4(const float* p) {
   return *reinterpret_cast<const float4*>(p);
+}
+
+// r[i .. i + 3] = the 4 floats at p in shared memory (one LDS.128).
+template <int N>
+__device__ __forceinline__ void LoadShared4(float (&r)[N], int i, const float* p) {
+  const float4 v = LoadShared4(p);
+  r[i] = v.x;
+  r[i + 1] = v.y;
+  r[i + 2] = v.z;
+  r[i + 3] = v.w;
 }
 
 // The epilogue for C[row][col .. col + 3] = alpha * acc + beta * C (beta == 0 never reads C).
@@ -162,19 +188,11 @@ __device__ __forceinline__ void MultiplyTransposedTile(float (&acc)[kTM][kTN],
   for (int kk = 0; kk < kBK; ++kk) {
 #pragma unroll
     for (int i = 0; i < kTM; i += 4) {
-      const float4 v = LoadShared4(as + kk * kLdAT + thread_row + i);
-      ra[i] = v.x;
-      ra[i + 1] = v.y;
-      ra[i + 2] = v.z;
-      ra[i + 3] = v.w;
+      LoadShared4(ra, i, as + kk * kLdAT + thread_row + i);
     }
 #pragma unroll
     for (int j = 0; j < kTN; j += 4) {
-      const float4 v = LoadShared4(bs + kk * kBN + thread_col + j);
-      rb[j] = v.x;
-      rb[j + 1] = v.y;
-      rb[j + 2] = v.z;
-      rb[j + 3] = v.w;
+      LoadShared4(rb, j, bs + kk * kBN + thread_col + j);
     }
     OuterProduct(acc, ra, rb);
   }
@@ -207,11 +225,7 @@ __global__ void __launch_bounds__(kThreads)
                        const float* __restrict__ b, float beta, float* __restrict__ c) {
   __shared__ __align__(16) float as[kBM * kBK];
   __shared__ __align__(16) float bs[kBK * kBN];
-  const int tid = threadIdx.x;
-  const int block_row = blockIdx.y * kBM;
-  const int block_col = blockIdx.x * kBN;
-  const int thread_row = (tid / (kBN / kTN)) * kTM;
-  const int thread_col = (tid % (kBN / kTN)) * kTN;
+  const auto [tid, block_row, block_col, thread_row, thread_col] = ThisBlockTileThread();
 
   float acc[kTM][kTN] = {};
   float ra[kTM];
@@ -240,6 +254,26 @@ __global__ void __launch_bounds__(kThreads)
 
 // Grid of 128 x 128 block tiles, n-tiles along x, m-tiles along y (m and n > 0).
 inline dim3 BlockTileGrid(int m, int n) { return dim3(CeilDiv(n, kBN), CeilDiv(m, kBM)); }
+
+// The signature of every block-tile kernel (tiles::OuterProductKernel, the v7, v8 and best
+// kernels).
+using BlockTileKernel = void (*)(int m, int n, int k, float alpha, const float* a, const float* b,
+                                 float beta, float* c);
+
+// The launch shared by v6, v7, v8 and best: nothing for an empty C, alpha through
+// EffectiveAlpha, vec_kernel when vec (the caller's float4 condition, CanVectorize for v6 ... v8)
+// else scalar_kernel, over grid with kThreads threads on stream.
+inline cudaError_t LaunchBlockTile(bool vec, BlockTileKernel vec_kernel,
+                                   BlockTileKernel scalar_kernel, dim3 grid, cudaStream_t stream,
+                                   int m, int n, int k, float alpha, const float* a, const float* b,
+                                   float beta, float* c) {
+  if (m <= 0 || n <= 0) {
+    return cudaSuccess;
+  }
+  const BlockTileKernel kernel = vec ? vec_kernel : scalar_kernel;
+  kernel<<<grid, kThreads, 0, stream>>>(m, n, k, EffectiveAlpha(k, alpha), a, b, beta, c);
+  return cudaGetLastError();
+}
 
 }  // namespace tiles
 }  // namespace sgemm

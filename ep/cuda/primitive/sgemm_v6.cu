@@ -12,19 +12,9 @@ namespace {
 
 cudaError_t LaunchV6(cudaStream_t stream, int m, int n, int k, float alpha, const float* a,
                      const float* b, float beta, float* c) {
-  if (m <= 0 || n <= 0) {
-    return cudaSuccess;
-  }
-  const dim3 grid = tiles::BlockTileGrid(m, n);
-  alpha = tiles::EffectiveAlpha(k, alpha);
-  if (tiles::CanVectorize(n, k, a, b, c)) {
-    tiles::OuterProductKernel<true>
-        <<<grid, tiles::kThreads, 0, stream>>>(m, n, k, alpha, a, b, beta, c);
-  } else {
-    tiles::OuterProductKernel<false>
-        <<<grid, tiles::kThreads, 0, stream>>>(m, n, k, alpha, a, b, beta, c);
-  }
-  return cudaGetLastError();
+  return tiles::LaunchBlockTile(tiles::CanVectorize(n, k, a, b, c), tiles::OuterProductKernel<true>,
+                                tiles::OuterProductKernel<false>, tiles::BlockTileGrid(m, n),
+                                stream, m, n, k, alpha, a, b, beta, c);
 }
 
 }  // namespace

@@ -21,11 +21,7 @@ __global__ void __launch_bounds__(kThreads, 2)
                   const float* __restrict__ b, float beta, float* __restrict__ c) {
   __shared__ __align__(16) float as[kBK * kLdAT];
   __shared__ __align__(16) float bs[kBK * kBN];
-  const int tid = threadIdx.x;
-  const int block_row = blockIdx.y * kBM;
-  const int block_col = blockIdx.x * kBN;
-  const int thread_row = (tid / (kBN / kTN)) * kTM;
-  const int thread_col = (tid % (kBN / kTN)) * kTN;
+  const auto [tid, block_row, block_col, thread_row, thread_col] = ThisBlockTileThread();
 
   float acc[kTM][kTN] = {};
   for (int k0 = 0; k0 < k; k0 += kBK) {
@@ -41,17 +37,8 @@ __global__ void __launch_bounds__(kThreads, 2)
 
 cudaError_t LaunchV7(cudaStream_t stream, int m, int n, int k, float alpha, const float* a,
                      const float* b, float beta, float* c) {
-  if (m <= 0 || n <= 0) {
-    return cudaSuccess;
-  }
-  const dim3 grid = BlockTileGrid(m, n);
-  alpha = EffectiveAlpha(k, alpha);
-  if (CanVectorize(n, k, a, b, c)) {
-    SgemmV7Kernel<true><<<grid, kThreads, 0, stream>>>(m, n, k, alpha, a, b, beta, c);
-  } else {
-    SgemmV7Kernel<false><<<grid, kThreads, 0, stream>>>(m, n, k, alpha, a, b, beta, c);
-  }
-  return cudaGetLastError();
+  return LaunchBlockTile(CanVectorize(n, k, a, b, c), SgemmV7Kernel<true>, SgemmV7Kernel<false>,
+                         BlockTileGrid(m, n), stream, m, n, k, alpha, a, b, beta, c);
 }
 
 }  // namespace
