@@ -413,17 +413,11 @@ TEST(SbpSignatures, BatchMatmulListsExactlyTheValidOnes) {
   for (const Case& c : cases) {
     for (bool ta : {false, true}) {
       for (bool tb : {false, true}) {
-        std::vector<int64_t> a = c.a.dims(), b = c.b.dims();
-        if (ta) {
-          std::swap(a[a.size() - 1], a[a.size() - 2]);
-        }
-        if (tb) {
-          std::swap(b[b.size() - 1], b[b.size() - 2]);
-        }
         ExpectListedAreExactlyValid(
-            SbpSimulation(ops::kBatchMatmulOp, {RandomOf(Shape(a), 24), RandomOf(Shape(b), 25)},
+            SbpSimulation(ops::kBatchMatmulOp,
+                          {RandomOf(StoredShape(c.a, ta), 24), RandomOf(StoredShape(c.b, tb), 25)},
                           MatmulAttrs(ta, tb)),
-            MatmulWhat(ops::kBatchMatmulOp, Shape(a), Shape(b), ta, tb));
+            MatmulWhat(ops::kBatchMatmulOp, StoredShape(c.a, ta), StoredShape(c.b, tb), ta, tb));
       }
     }
   }

@@ -18,18 +18,6 @@ ep::Stream* CpuStream() { return Unwrap(ep::GetDevice(Device::Cpu()))->default_s
 const DataType kFloatingDtypes[] = {DataType::kFloat32, DataType::kFloat64, DataType::kFloat16,
                                     DataType::kBFloat16};
 
-double Tolerance(DataType dtype) {
-  switch (dtype) {
-    case DataType::kFloat64:
-      return 1e-12;
-    case DataType::kFloat16:
-    case DataType::kBFloat16:
-      return 5e-3;
-    default:
-      return 1e-5;
-  }
-}
-
 // c[i] = alpha * a[i or 0] @ b[i or 0] + beta * c0[i], no transposes, in double.
 std::vector<double> Reference(size_t batch, size_t m, size_t n, size_t k, double alpha,
                               const std::vector<double>& a, bool a_single,
@@ -82,7 +70,7 @@ TEST_P(BatchMatmulPrimitiveTest, StridesAlphaAndBeta) {
                                static_cast<int64_t>(m * n))
                       .ok());
       ExpectAllClose(ToDoubles(c), Reference(batch, m, n, k, 1.5, a, a_single, b, false, beta, c0),
-                     Tolerance(dtype),
+                     MatmulTolerance(dtype),
                      std::string(DataTypeName(dtype)) + (a_single ? " a single" : "") + " beta " +
                          std::to_string(beta),
                      /*floor=*/1.0);

@@ -53,6 +53,26 @@ std::vector<double> RoundTo(const std::vector<double>& values, DataType dtype) {
   });
 }
 
+double MatmulTolerance(DataType dtype) {
+  switch (dtype) {
+    case DataType::kFloat64:
+      return 1e-12;
+    case DataType::kFloat16:
+    case DataType::kBFloat16:
+      return 5e-3;
+    default:
+      return 1e-5;
+  }
+}
+
+Shape StoredShape(const Shape& logical, bool transposed) {
+  std::vector<int64_t> dims = logical.dims();
+  if (transposed && dims.size() >= 2) {
+    std::swap(dims[dims.size() - 1], dims[dims.size() - 2]);
+  }
+  return Shape(dims);
+}
+
 double SoftmaxTolerance(DataType dtype) {
   switch (dtype) {
     case DataType::kFloat64:

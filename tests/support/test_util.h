@@ -47,6 +47,12 @@ std::vector<double> RoundTo(const std::vector<double>& values, DataType dtype);
 
 // Relative tolerance of softmax-like ops per dtype (DESIGN.md).
 double SoftmaxTolerance(DataType dtype);
+// Tolerance of matrix products, relative by norm (a GEMM's per-element error scales with its
+// row's magnitude, so the norm is the fair measure): 1e-5 float32, 1e-12 float64, 5e-3 16-bit.
+double MatmulTolerance(DataType dtype);
+// The shape an operand is stored in when the product reads it transposed: the last two dims
+// swapped (dims as given when not transposed).
+Shape StoredShape(const Shape& logical, bool transposed);
 // The smallest normal value of a floating dtype: below it a dtype has no relative precision.
 double SmallestNormal(DataType dtype);
 // Relative comparison: |a - e| <= tol * max(|e|, scale[i], floor) for each element (scale may
