@@ -97,6 +97,11 @@ Maybe<Tensor> Linear(const Tensor& x, const Tensor& w, const Tensor& bias,
   OFLITE_CHECK_OR_RETURN(x.shape()[x.rank() - 1] == w.shape()[1], ValueError)
       << "linear: x " << x.shape() << " has " << x.shape()[x.rank() - 1]
       << " features in its last dim, but weight " << w.shape() << " expects " << w.shape()[1];
+  OFLITE_CHECK_OR_RETURN(w.dtype() == x.dtype(), TypeError)
+      << "linear: weight must have x's dtype " << x.dtype() << ", got " << w.dtype();
+  OFLITE_CHECK_OR_RETURN(IsFloatingDataType(x.dtype()), NotImplemented)
+      << "linear: x must have a floating dtype (float32, float64, float16, bfloat16), got "
+      << x.dtype();
   if (bias.defined()) {
     OFLITE_CHECK_OR_RETURN(bias.rank() == 1 && bias.shape()[0] == w.shape()[0], ValueError)
         << "linear: bias must have shape " << Shape{w.shape()[0]} << " to match weight "

@@ -52,7 +52,7 @@ Maybe<Transposes> CheckOperands(const InferContext& ctx, bool batched) {
     OFLITE_CHECK_OR_RETURN(ok, ValueError)
         << ctx.op_type() << ": " << name << " must have " << expected << ", got rank "
         << desc->shape.rank() << " (shape " << desc->shape << ")"
-        << (batched ? "" : "; batch_matmul multiplies batches of matrices");
+        << (ctx.op_type() == kMatmulOp ? "; batch_matmul multiplies batches of matrices" : "");
   }
   Transposes t;
   OFLITE_ASSIGN_OR_RETURN(t, GetTransposes(ctx.attrs()));

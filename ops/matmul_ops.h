@@ -2,8 +2,9 @@
 // last two dims of operands of rank >= 2 whose leading (batch) dims broadcast as NumPy does.
 // Both compute out = alpha * op(a) @ op(b), where op transposes the last two dims when
 // transpose_a / transpose_b is set, and accept floating dtypes only (integer and bool:
-// NotImplemented). functional::MatMul maps PyTorch's torch.matmul rules (1-D operands
-// included) onto them.
+// NotImplemented). alpha = 0 gives zeros without reading a and b (NaN and inf in them
+// included), as BLAS does, on every device. functional::MatMul maps PyTorch's torch.matmul rules
+// (1-D operands included) onto them.
 //
 // "fused_matmul_bias_act" is a matrix product with a bias and an activation fused after it:
 // out = act(op(a) @ op(b) + bias), a and b of rank 2 (checked as matmul checks them), bias of
@@ -31,9 +32,10 @@ constexpr const char* kFusedMatmulBiasActOp = "fused_matmul_bias_act";
 // (a, b, bias) -> out; a, b and out as above.
 constexpr const char* kFusedMatmulBias = "bias";
 // Attributes: transpose_a, transpose_b (bool, false), activation (string, "none": one of
-// kFusedMatmulActivations) and alpha (double, 0.01: leaky_relu's slope below 0).
+// kFusedMatmulActivations) and leaky_alpha (double, 0.01: leaky_relu's slope below 0; not
+// named alpha, which scales the product in matmul).
 constexpr const char* kFusedMatmulActivation = "activation";
-constexpr const char* kFusedMatmulLeakyAlpha = "alpha";
+constexpr const char* kFusedMatmulLeakyAlpha = "leaky_alpha";
 constexpr const char* kFusedMatmulActivations[] = {"none", "relu", "gelu", "gelu_tanh",
                                                    "leaky_relu"};
 

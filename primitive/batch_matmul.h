@@ -3,7 +3,7 @@
 // (a stored k x m, b stored n x k). Consecutive problems start stride_a, stride_b and stride_c
 // elements apart; a stride of 0 reuses one matrix for every problem (a broadcast batch).
 // Accumulation is in float for 16-bit types and in the dtype otherwise; beta = 0 ignores c's
-// contents (NaN included), as BLAS does.
+// contents and alpha = 0 (or k = 0) a's and b's (NaN included), as BLAS does.
 //
 // LaunchBiasAct: one problem (no batch, alpha 1, beta 0) with a bias and an activation fused
 // after it: c = act(op(a) @ op(b) + bias), bias a vector of n elements (one per column of c) of

@@ -201,13 +201,13 @@ TEST(RegistryTest, FusedMatmulBiasActHasItsAttrsAndServesTheFloatingDtypesOnCpu)
   EXPECT_EQ(schema->attrs()[1].type, AttrType::kBool);
   EXPECT_EQ(schema->attrs()[2].name, "activation");
   EXPECT_EQ(schema->attrs()[2].type, AttrType::kString);
-  EXPECT_EQ(schema->attrs()[3].name, "alpha");
+  EXPECT_EQ(schema->attrs()[3].name, "leaky_alpha");
   EXPECT_EQ(schema->attrs()[3].type, AttrType::kDouble);
   const AttrMap defaults = Unwrap(schema->CompleteAttrs(AttrMap()));
   EXPECT_FALSE(Unwrap(defaults.Get<bool>("transpose_a")));
   EXPECT_FALSE(Unwrap(defaults.Get<bool>("transpose_b")));
   EXPECT_EQ(Unwrap(defaults.Get<std::string>("activation")), "none");
-  EXPECT_EQ(Unwrap(defaults.Get<double>("alpha")), 0.01);
+  EXPECT_EQ(Unwrap(defaults.Get<double>("leaky_alpha")), 0.01);
   EXPECT_EQ(CpuDtypes("fused_matmul_bias_act"), AsSet(kFloating));
 }
 

@@ -546,6 +546,20 @@ TEST(LinearErrors, BadArgumentsAreRefused) {
               ErrorKind::kValueError, {"linear", "bias", "(5,)", "(4,)"});
   ExpectError(functional::Linear(Filled({4, 6}), Filled({5, 6}), Filled({5}, DataType::kFloat64)),
               ErrorKind::kTypeError, {"linear", "bias", "float32", "float64"});
+  // the user's argument names, not the ops' a and b
+  ExpectError(functional::Linear(Filled({4, 6}), Filled({5, 6}, DataType::kFloat64), Tensor()),
+              ErrorKind::kTypeError, {"linear", "weight", "float32", "float64"});
+  ExpectError(functional::Linear(Filled({4, 6}, DataType::kInt32), Filled({5, 6}, DataType::kInt32),
+                                 Tensor()),
+              ErrorKind::kNotImplemented, {"linear", "x", "floating", "int32"});
+}
+
+// BLAS's rule, the same on every device: alpha = 0 reads neither operand.
+TEST(MatMulSemantics, AlphaZeroGivesZerosWithoutReadingTheOperands) {
+  const Tensor nan_a = Unwrap(Tensor::Full({2, 3}, std::nan(""), DataType::kFloat32));
+  const Tensor ones = Unwrap(Tensor::Full({3, 2}, 1.0, DataType::kFloat32));
+  EXPECT_EQ(ToDoubles(Unwrap(functional::MatMul(nan_a, ones, false, false, 0.0))),
+            std::vector<double>(4, 0.0));
 }
 
 TEST(FusedMatmulBiasActErrors, BadArgumentsAreRefused) {

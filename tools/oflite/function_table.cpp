@@ -97,7 +97,7 @@ Maybe<Tensor> CallFusedMatmulBiasAct(const std::vector<Tensor>& t, const AttrMap
   OFLITE_ASSIGN_OR_RETURN(activation, a.Get<std::string>("activation"));
   OFLITE_ASSIGN_OR_RETURN(transpose_a, a.Get<bool>("transpose_a"));
   OFLITE_ASSIGN_OR_RETURN(transpose_b, a.Get<bool>("transpose_b"));
-  OFLITE_ASSIGN_OR_RETURN(alpha, a.Get<double>("alpha"));
+  OFLITE_ASSIGN_OR_RETURN(alpha, a.Get<double>("leaky_alpha"));
   return functional::FusedMatmulBiasAct(t[0], t[1], t[2], activation, transpose_a, transpose_b,
                                         alpha);
 }
@@ -176,11 +176,11 @@ const std::vector<FunctionEntry>& Functions() {
        {ArgWithDefault("transpose_a", false), ArgWithDefault("transpose_b", false),
         ArgWithDefault("alpha", 1.0)},
        CallMatMul},
-      // act(a @ b + bias) as one op; alpha is leaky_relu's slope.
+      // act(a @ b + bias) as one op; leaky_alpha is leaky_relu's slope.
       {"fused_matmul_bias_act",
        {"a", "b", "bias"},
        {ArgWithDefault("activation", std::string("none")), ArgWithDefault("transpose_a", false),
-        ArgWithDefault("transpose_b", false), ArgWithDefault("alpha", 0.01)},
+        ArgWithDefault("transpose_b", false), ArgWithDefault("leaky_alpha", 0.01)},
        CallFusedMatmulBiasAct},
   };
   return functions;
