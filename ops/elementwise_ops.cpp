@@ -186,18 +186,9 @@ proto::SbpSignature Signature(const std::vector<std::string>& args,
 // add and sub; P*B and B*P for mul; P/B for div; the gradients are linear in dy (P, B -> P).
 std::vector<proto::SbpSignature> BinarySignatures(const Shape& a, const Shape& b, BinaryOp op,
                                                   const std::vector<std::string>& args) {
-  const int64_t rank = std::max(a.rank(), b.rank());
   std::vector<proto::SbpSignature> signatures;
-  for (int64_t i = 0; i < rank; ++i) {
-    const int64_t ai = i - (rank - a.rank()), bi = i - (rank - b.rank());
-    const int64_t da = ai >= 0 ? a[ai] : 1, db = bi >= 0 ? b[bi] : 1;
-    const int64_t d = da == 1 ? db : da;
-    if (d == 1) {
-      continue;
-    }
-    const bool a_split = da == d, b_split = db == d;
-    signatures.push_back(Signature(args, {a_split ? SplitSbp(ai) : BroadcastSbp(),
-                                          b_split ? SplitSbp(bi) : BroadcastSbp(), SplitSbp(i)}));
+  for (const BroadcastSplit& s : BroadcastSplits(a, b, std::max(a.rank(), b.rank()))) {
+    signatures.push_back(Signature(args, {s.a, s.b, SplitSbp(s.axis)}));
   }
   const proto::SbpParallel B = BroadcastSbp(), P = PartialSumSbp();
   signatures.push_back(Signature(args, {B, B, B}));

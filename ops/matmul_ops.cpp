@@ -150,15 +150,8 @@ Maybe<std::vector<proto::SbpSignature>> MatmulSignatures(const InferContext& ctx
   const int64_t out_rank = std::max(a.rank(), b.rank());
   const proto::SbpParallel B = BroadcastSbp(), P = PartialSumSbp();
   std::vector<proto::SbpSignature> signatures;
-  for (int64_t i = 0; i + 2 < out_rank; ++i) {
-    const int64_t ai = i - (out_rank - a.rank()), bi = i - (out_rank - b.rank());
-    const int64_t da = ai >= 0 ? a[ai] : 1, db = bi >= 0 ? b[bi] : 1;
-    const int64_t d = da == 1 ? db : da;
-    if (d == 1) {
-      continue;
-    }
-    signatures.push_back(
-        Signature(da == d ? SplitSbp(ai) : B, db == d ? SplitSbp(bi) : B, SplitSbp(i)));
+  for (const BroadcastSplit& s : BroadcastSplits(a, b, out_rank - 2)) {
+    signatures.push_back(Signature(s.a, s.b, SplitSbp(s.axis)));
   }
   if (a[RowAxisOfA(a, t)] != 1) {
     signatures.push_back(Signature(SplitSbp(RowAxisOfA(a, t)), B, SplitSbp(out_rank - 2)));

@@ -165,6 +165,21 @@ proto::SbpParallel BroadcastSbp() {
   return sbp;
 }
 
+std::vector<BroadcastSplit> BroadcastSplits(const Shape& a, const Shape& b, int64_t num_axes) {
+  const int64_t rank = std::max(a.rank(), b.rank());
+  std::vector<BroadcastSplit> splits;
+  for (int64_t i = 0; i < num_axes; ++i) {
+    const int64_t ai = i - (rank - a.rank()), bi = i - (rank - b.rank());
+    const int64_t da = ai >= 0 ? a[ai] : 1, db = bi >= 0 ? b[bi] : 1;
+    const int64_t d = da == 1 ? db : da;
+    if (d != 1) {
+      splits.push_back(
+          {da == d ? SplitSbp(ai) : BroadcastSbp(), db == d ? SplitSbp(bi) : BroadcastSbp(), i});
+    }
+  }
+  return splits;
+}
+
 proto::SbpParallel PartialSumSbp() {
   proto::SbpParallel sbp;
   sbp.mutable_partial_sum_parallel();

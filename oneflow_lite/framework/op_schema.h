@@ -134,6 +134,16 @@ InferFn InferSameAsInput(const std::string& input, const std::string& output);
 proto::SbpParallel SplitSbp(int64_t axis);
 proto::SbpParallel BroadcastSbp();
 proto::SbpParallel PartialSumSbp();
+
+// Splits of two operands that broadcast (ranks aligned from the right) along the result's axes
+// [0, num_axes): an operand with the axis at full size splits along its own axis, one that
+// broadcasts there is whole (B); axes of size 1 are not split. Elementwise binary ops use every
+// axis, matrix products their batch axes.
+struct BroadcastSplit {
+  proto::SbpParallel a, b;
+  int64_t axis;  // of the result
+};
+std::vector<BroadcastSplit> BroadcastSplits(const Shape& a, const Shape& b, int64_t num_axes);
 std::string SbpToString(const proto::SbpParallel& sbp);  // "S(1)", "B", "P"
 std::string SbpSignatureToString(const proto::SbpSignature& signature,
                                  const std::vector<std::string>& arg_order);
