@@ -1,0 +1,91 @@
+#include "oneflow_lite/framework/op_test_spec.h"
+
+#include <glog/logging.h>
+
+#include <cmath>
+
+namespace oflite {
+
+int64_t CaseRng::Int(int64_t lo, int64_t hi) {
+  return std::uniform_int_distribution<int64_t>(lo, hi)(engine_);
+}
+
+double CaseRng::Uniform(double lo, double hi) {
+  return std::uniform_real_distribution<double>(lo, hi)(engine_);
+}
+
+bool CaseRng::Chance(double p) { return Uniform(0.0, 1.0) < p; }
+
+Shape CaseRng::RandomShape(int64_t min_rank, int64_t max_rank, int64_t min_dim, int64_t max_dim) {
+  std::vector<int64_t> dims(static_cast<size_t>(Int(min_rank, max_rank)));
+  for (int64_t& d : dims) {
+    d = Int(min_dim, max_dim);
+  }
+  return Shape(dims);
+}
+
+double RoundToDtype(double value, DataType dtype) {
+  return VisitDataType(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return static_cast<double>(static_cast<T>(value));
+  });
+}
+
+HostTensor RandomHostTensor(CaseRng& rng, const Shape& shape, DataType dtype, double lo,
+                            double hi) {
+  HostTensor t{shape, dtype, std::vector<double>(static_cast<size_t>(shape.elem_cnt()))};
+  const bool whole = !IsFloatingDataType(dtype);
+  for (double& v : t.values) {
+    if (dtype == DataType::kBool) {
+      v = rng.Chance(0.5) ? 1.0 : 0.0;
+    } else if (whole) {
+      v = RoundToDtype(static_cast<double>(rng.Int(static_cast<int64_t>(std::ceil(lo)),
+                                                   static_cast<int64_t>(std::floor(hi)))),
+                       dtype);
+    } else {
+      v = RoundToDtype(rng.Uniform(lo, hi), dtype);
+    }
+  }
+  return t;
+}
+
+Tolerance DefaultTolerance(DataType dtype) {
+  switch (dtype) {
+    case DataType::kFloat64:
+      return {1e-10, 1e-10};
+    case DataType::kFloat32:
+      return {1e-5, 1e-5};
+    case DataType::kFloat16:
+      return {2e-3, 2e-3};
+    case DataType::kBFloat16:
+      return {1.6e-2, 1.6e-2};
+    default:
+      return {0, 0};
+  }
+}
+
+OpTestRegistry& OpTestRegistry::Global() {
+  static OpTestRegistry registry;
+  return registry;
+}
+
+void OpTestRegistry::Register(const std::string& op_type, OpTestSpec spec) {
+  spec.op_type = op_type;
+  CHECK(specs_.emplace(op_type, std::move(spec)).second)
+      << "op test spec '" << op_type << "' registered twice";
+}
+
+const OpTestSpec* OpTestRegistry::Find(const std::string& op_type) const {
+  auto it = specs_.find(op_type);
+  return it == specs_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> OpTestRegistry::OpTypes() const {
+  std::vector<std::string> names;
+  for (const auto& entry : specs_) {
+    names.push_back(entry.first);
+  }
+  return names;
+}
+
+}  // namespace oflite
