@@ -63,19 +63,36 @@ RunResult RunOnCuda(const std::vector<Tensor>& cpu_inputs, bool log, bool backwa
 struct Shape2 {
   int64_t rows, cols;
 };
-const Shape2 kShapes[] = {{1, 1},    {7, 31},    {64, 1024}, {3, 1025},
-                          {5, 4096}, {2, 50000}, {3, 70000}, {1000, 3}};
+const Shape2 kShapes[] = {{1, 1},    {7, 31},    {64, 1024}, {3, 1025},  {4, 1032},
+                          {5, 4096}, {2, 32768}, {2, 50000}, {3, 70000}, {1000, 3}};
 
-// The path a forced implementation must take. Rows go to shared memory, cached as stored
+// The path a forced implementation must take. Forward rows of whole 16-byte packs (the
+// tests' tensors start aligned) are held in registers when forced, up to 1024 threads of 32
+// (float32) or 16 (16-bit) values; by default past the warp's 1024 columns up to where that
+// measured faster than shared memory (float32 softmax 16384, float32 log_softmax and 16-bit
+// softmax 4096, 16-bit log_softmax never). Other rows go to shared memory, cached as stored
 // (2 bytes an element for 16-bit types), when the row (and dy's for backward) fits in the
 // 227 KB a Hopper block may opt into, less a little for the block reductions; past that, to
 // the uncached kernel.
-std::string ExpectedPath(SoftmaxImpl impl, DataType dtype, int64_t cols, bool backward) {
+std::string ExpectedPath(SoftmaxImpl impl, DataType dtype, int64_t cols, bool backward, bool log) {
   if (dtype == DataType::kFloat64 || impl == SoftmaxImpl::kBlockUncached) {
     return "uncached";
   }
+  const bool float32 = dtype == DataType::kFloat32;
+  const int64_t pack = float32 ? 4 : 8;
+  const bool register_fits = !backward && cols % pack == 0 && cols <= (float32 ? 32768 : 16384);
+  if (impl == SoftmaxImpl::kBlockRegister) {
+    if (register_fits) {
+      return "register";
+    }
+    impl = SoftmaxImpl::kAuto;  // a forced path the shape cannot take falls back
+  }
   if ((impl == SoftmaxImpl::kAuto || impl == SoftmaxImpl::kWarp) && cols <= 1024) {
     return "warp";
+  }
+  const int64_t auto_max = float32 ? (log ? 4096 : 16384) : (log ? 0 : 4096);
+  if (impl == SoftmaxImpl::kAuto && register_fits && cols <= auto_max) {
+    return "register";
   }
   const int64_t bytes_per_row = (cols + 16) * static_cast<int64_t>(DataTypeSize(dtype));
   const int64_t smem = bytes_per_row * (backward ? 2 : 1);
@@ -95,7 +112,7 @@ void CheckShape(SoftmaxImpl impl, DataType dtype, const Shape2& s, bool log, boo
     const RunResult r = RunOnCuda({MakeTensor(x, shape, dtype)}, log, false, 1);
     ExpectAllClose(r.values, ReferenceSoftmax(x, shape, 1, log), SoftmaxTolerance(dtype),
                    context + " " + r.launch, SmallestNormal(dtype), SoftmaxScale(x, shape, 1, log));
-    EXPECT_NE(r.launch.find("[" + ExpectedPath(impl, dtype, s.cols, false) + " "),
+    EXPECT_NE(r.launch.find("[" + ExpectedPath(impl, dtype, s.cols, false, log) + " "),
               std::string::npos)
         << context << ": " << r.launch;
   } else {
@@ -107,7 +124,8 @@ void CheckShape(SoftmaxImpl impl, DataType dtype, const Shape2& s, bool log, boo
     ExpectAllClose(r.values, ReferenceSoftmaxGrad(y, dy, shape, 1, log), SoftmaxTolerance(dtype),
                    context + " " + r.launch, SmallestNormal(dtype),
                    SoftmaxGradScale(y, dy, shape, 1, log));
-    EXPECT_NE(r.launch.find("[" + ExpectedPath(impl, dtype, s.cols, true) + " "), std::string::npos)
+    EXPECT_NE(r.launch.find("[" + ExpectedPath(impl, dtype, s.cols, true, log) + " "),
+              std::string::npos)
         << context << ": " << r.launch;
   }
 }
@@ -131,6 +149,8 @@ std::string ImplName(SoftmaxImpl impl) {
   switch (impl) {
     case SoftmaxImpl::kWarp:
       return "warp";
+    case SoftmaxImpl::kBlockRegister:
+      return "register";
     case SoftmaxImpl::kBlockSmem:
       return "smem";
     case SoftmaxImpl::kBlockUncached:
@@ -143,7 +163,8 @@ std::string ImplName(SoftmaxImpl impl) {
 INSTANTIATE_TEST_SUITE_P(
     EveryImplEveryDtype, CudaSoftmaxImplTest,
     ::testing::Combine(::testing::Values(SoftmaxImpl::kAuto, SoftmaxImpl::kWarp,
-                                         SoftmaxImpl::kBlockSmem, SoftmaxImpl::kBlockUncached),
+                                         SoftmaxImpl::kBlockRegister, SoftmaxImpl::kBlockSmem,
+                                         SoftmaxImpl::kBlockUncached),
                        ::testing::Values(DataType::kFloat32, DataType::kFloat64, DataType::kFloat16,
                                          DataType::kBFloat16)),
     [](const auto& info) {
@@ -155,6 +176,7 @@ TEST_F(CudaSoftmaxTest, ForcedPathsAreTheOnesThatRan) {
   const std::pair<SoftmaxImpl, std::string> cases[] = {
       {SoftmaxImpl::kAuto, "[warp pack=4"},
       {SoftmaxImpl::kWarp, "[warp pack=4"},
+      {SoftmaxImpl::kBlockRegister, "[register pack=4"},
       {SoftmaxImpl::kBlockSmem, "[smem pack=4"},
       {SoftmaxImpl::kBlockUncached, "[uncached pack=4"}};
   for (const auto& [impl, expected] : cases) {
@@ -162,7 +184,11 @@ TEST_F(CudaSoftmaxTest, ForcedPathsAreTheOnesThatRan) {
     const RunResult r = RunOnCuda({x}, false, false, 1);
     EXPECT_NE(r.launch.find(expected), std::string::npos) << r.launch;
   }
-  // rows too long for a warp go to shared memory by default, then to the uncached kernel
+  // rows too long for a warp go to registers when whole packs, else to shared memory, then
+  // to the uncached kernel
+  const Tensor packed = MakeTensor(RandomValues(3 * 2048, 4), Shape{3, 2048}, DataType::kFloat16);
+  EXPECT_NE(RunOnCuda({packed}, false, false, 1).launch.find("[register pack=8"),
+            std::string::npos);
   const Tensor wide = MakeTensor(RandomValues(3 * 1025, 4), Shape{3, 1025}, DataType::kFloat16);
   EXPECT_NE(RunOnCuda({wide}, false, false, 1).launch.find("[smem pack=8"), std::string::npos);
   const Tensor huge_row =
@@ -206,8 +232,8 @@ std::vector<std::pair<Shape, std::vector<double>>> SpecialValueCases() {
 
 TEST_F(CudaSoftmaxTest, SpecialValuesAgreeWithTheCpu) {
   for (const auto& [shape, row_values] : SpecialValueCases()) {
-    for (SoftmaxImpl impl :
-         {SoftmaxImpl::kWarp, SoftmaxImpl::kBlockSmem, SoftmaxImpl::kBlockUncached}) {
+    for (SoftmaxImpl impl : {SoftmaxImpl::kWarp, SoftmaxImpl::kBlockRegister,
+                             SoftmaxImpl::kBlockSmem, SoftmaxImpl::kBlockUncached}) {
       ep::ScopedSoftmaxImpl forced(impl);
       for (DataType dtype : FloatingDataTypes()) {
         for (bool log : {false, true}) {
@@ -263,6 +289,8 @@ TEST_F(CudaSoftmaxTest, UnalignedDataTakesTheNarrowPathAndIsRight) {
       const std::string launch = trace.records()[0].primitives[0];
       if (cols <= 1024) {
         EXPECT_NE(launch.find("warp pack=1"), std::string::npos) << launch;
+      } else {  // the register path needs aligned packs: shared memory takes the row
+        EXPECT_NE(launch.find("[smem "), std::string::npos) << launch;
       }
     }
   }

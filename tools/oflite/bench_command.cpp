@@ -413,6 +413,9 @@ Maybe<ep::SoftmaxImpl> ParseSoftmaxImpl(const std::string& text) {
   if (text == "warp") {
     return ep::SoftmaxImpl::kWarp;
   }
+  if (text == "register") {
+    return ep::SoftmaxImpl::kBlockRegister;
+  }
   if (text == "smem") {
     return ep::SoftmaxImpl::kBlockSmem;
   }
@@ -420,7 +423,7 @@ Maybe<ep::SoftmaxImpl> ParseSoftmaxImpl(const std::string& text) {
     return ep::SoftmaxImpl::kBlockUncached;
   }
   return OFLITE_ERROR(ValueError) << "bench: unknown --impl '" << text
-                                  << "' (expected auto, warp, smem or uncached)";
+                                  << "' (expected auto, warp, register, smem or uncached)";
 }
 
 Maybe<void> Bench(const BenchOptions& options) {

@@ -120,6 +120,8 @@ std::string DescribeLaunch(const LaunchInfo& info) {
     text += " lanes=" + std::to_string(info.lanes) +
             " cols/thread=" + std::to_string(info.cols_per_thread) +
             " rows/group=" + std::to_string(info.rows_per_access);
+  } else if (std::string(info.path) == "register") {
+    text += " cols/thread=" + std::to_string(info.cols_per_thread);
   }
   return text;
 }

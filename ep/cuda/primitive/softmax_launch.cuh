@@ -14,6 +14,7 @@
 #include "ep/cuda/cuda_data_type.h"
 #include "ep/cuda/cuda_device_properties.h"
 #include "ep/cuda/grid_size.h"
+#include "ep/cuda/primitive/softmax_block_register.cuh"
 #include "ep/cuda/primitive/softmax_kernels.cuh"
 #include "ep/cuda/primitive/softmax_launch.h"
 #include "oneflow_lite/ep/softmax_impl.h"
@@ -246,6 +247,65 @@ cudaError_t LaunchBlockUncached(const CudaDeviceProperties& props, cudaStream_t 
   return cudaGetLastError();
 }
 
+// ---- block-register path (forward, aligned packs) --------------------------------------
+
+template <typename T, Algorithm kAlgorithm, int kPacks>
+cudaError_t LaunchBlockRegister(const CudaDeviceProperties& props, cudaStream_t stream,
+                                int64_t rows, int64_t cols, const T* x, T* y, int block,
+                                LaunchInfo* info) {
+  using C = CudaComputeType<T>;
+  const auto grid = static_cast<unsigned>(GridSize(props, block, rows));
+  BlockRegisterSoftmaxKernel<T, C, kAlgorithm, kPacks>
+      <<<grid, block, 0, stream>>>(x, y, rows, cols);
+  *info = {"register", kBlockPack<T>, block, 0, kPacks * kBlockPack<T>, 0};
+  return cudaGetLastError();
+}
+
+// Where the register path runs by default: it beats the shared-memory kernel (measured on an
+// H200, docs/BENCHMARKS.md) for float32 softmax rows up to 16384 columns, float32 log_softmax
+// up to 4096 (its double row sum costs registers) and 16-bit softmax up to 4096. 16-bit
+// log_softmax computes exp once in shared memory too and stays there; so do longer rows, which
+// need blocks of 512-1024 threads here, and then too few rows are resident per SM to cover
+// the block reductions.
+template <typename T, Algorithm kAlgorithm>
+constexpr int64_t kRegisterAutoMaxCols = sizeof(T) == 4
+                                             ? (kAlgorithm == Algorithm::kSoftmax ? 16384 : 4096)
+                                             : (kAlgorithm == Algorithm::kSoftmax ? 4096 : 0);
+
+// Values per thread: 16 for 16-bit types; for float32 16 while that keeps blocks within 192
+// threads, else 32. Fewer values (8, with larger blocks) measured 10-25% slower.
+template <typename T>
+constexpr int kRegisterValuesPerThread = sizeof(T) == 4 ? 32 : 16;
+
+// Rows whose packs the register path can hold: a whole number of aligned packs, at most 1024
+// threads of kRegisterValuesPerThread values.
+template <typename T>
+bool RegisterPathFits(int64_t cols, const T* x, const T* y) {
+  return cols % kBlockPack<T> == 0 &&
+         cols <= int64_t{kRegisterMaxBlockThreads} * kRegisterValuesPerThread<T> && Aligned16(x) &&
+         Aligned16(y);
+}
+
+template <typename T, Algorithm kAlgorithm>
+cudaError_t LaunchBlockRegisterPath(const CudaDeviceProperties& props, cudaStream_t stream,
+                                    int64_t rows, int64_t cols, const T* x, T* y,
+                                    LaunchInfo* info) {
+  constexpr int kPack = kBlockPack<T>;
+  const auto block_for = [cols](int values) {
+    const int64_t threads = (cols + values - 1) / values;
+    return static_cast<int>(std::max<int64_t>(32, (threads + 31) / 32 * 32));
+  };
+  if constexpr (sizeof(T) == 4) {
+    if (block_for(16) <= 192) {
+      return LaunchBlockRegister<T, kAlgorithm, 16 / kPack>(props, stream, rows, cols, x, y,
+                                                            block_for(16), info);
+    }
+  }
+  constexpr int kValues = kRegisterValuesPerThread<T>;
+  return LaunchBlockRegister<T, kAlgorithm, kValues / kPack>(props, stream, rows, cols, x, y,
+                                                             block_for(kValues), info);
+}
+
 // ---- the dispatch ---------------------------------------------------------------------------
 
 // Forward when dy is null (a = x, out = y); backward otherwise (a = y, out = dx).
@@ -262,12 +322,22 @@ cudaError_t Launch(const CudaDeviceProperties& props, cudaStream_t stream, int64
   if constexpr (std::is_same_v<T, double>) {
     return LaunchBlockUncached<T, kAlgorithm>(props, stream, rows, cols, a, dy, out, info);
   } else {
-    const bool warp_fits = cols <= kMaxWarpCols;
+    const bool register_fits = dy == nullptr && RegisterPathFits(cols, a, out);
+    if (forced == SoftmaxImpl::kBlockRegister) {
+      if (register_fits) {
+        return LaunchBlockRegisterPath<T, kAlgorithm>(props, stream, rows, cols, a, out, info);
+      }
+      forced = SoftmaxImpl::kAuto;  // the shape cannot take it
+    }
     if (forced == SoftmaxImpl::kBlockUncached) {
       return LaunchBlockUncached<T, kAlgorithm>(props, stream, rows, cols, a, dy, out, info);
     }
-    if (warp_fits && forced != SoftmaxImpl::kBlockSmem) {
+    if (cols <= kMaxWarpCols && forced != SoftmaxImpl::kBlockSmem) {
       return LaunchWarpPath<T, kAlgorithm>(props, stream, rows, cols, a, dy, out, info);
+    }
+    if (forced == SoftmaxImpl::kAuto && register_fits &&
+        cols <= kRegisterAutoMaxCols<T, kAlgorithm>) {
+      return LaunchBlockRegisterPath<T, kAlgorithm>(props, stream, rows, cols, a, out, info);
     }
     bool launched = false;
     const cudaError_t err =

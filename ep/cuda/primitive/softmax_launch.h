@@ -19,11 +19,11 @@ enum class Algorithm { kSoftmax, kLogSoftmax };
 
 // What a launch did, for traces and benchmarks.
 struct LaunchInfo {
-  const char* path = "none";  // "warp", "smem", "uncached"
+  const char* path = "none";  // "warp", "register", "smem", "uncached"
   int pack = 0;               // elements per vector access
   int block_size = 0;         // threads per block
   int lanes = 0;              // warp path: lanes per row
-  int cols_per_thread = 0;    // warp path
+  int cols_per_thread = 0;    // warp and register paths
   int rows_per_access = 0;    // warp path
 };
 

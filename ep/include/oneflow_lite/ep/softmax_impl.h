@@ -7,7 +7,7 @@
 namespace oflite {
 namespace ep {
 
-enum class SoftmaxImpl { kAuto, kWarp, kBlockSmem, kBlockUncached };
+enum class SoftmaxImpl { kAuto, kWarp, kBlockRegister, kBlockSmem, kBlockUncached };
 
 void SetSoftmaxImplOverride(SoftmaxImpl impl);
 SoftmaxImpl GetSoftmaxImplOverride();
