@@ -51,6 +51,12 @@ const std::vector<UnaryOp>& UnaryOpTypes() {
   return ops;
 }
 
+const char* GradOperand(BinaryOp op) {
+  return op == BinaryOp::kReluGrad || op == BinaryOp::kSigmoidGrad || op == BinaryOp::kTanhGrad
+             ? kGradY
+             : kGradX;
+}
+
 std::string ScalarOpType(BinaryOp op) { return std::string("scalar_") + BinaryOpName(op); }
 
 bool BinaryOpAccepts(BinaryOp op, DataType dtype) {
@@ -118,12 +124,6 @@ Maybe<void> InferBinary(InferContext* ctx, BinaryOp op) {
   *ctx->MutOutput(kBinaryZ) = {Shape(broadcast.value()),
                                primitive::IsComparison(op) ? DataType::kBool : x.dtype};
   return Ok();
-}
-
-const char* GradOperand(BinaryOp op) {
-  return op == BinaryOp::kReluGrad || op == BinaryOp::kSigmoidGrad || op == BinaryOp::kTanhGrad
-             ? kGradY
-             : kGradX;
 }
 
 Maybe<void> InferGrad(InferContext* ctx, BinaryOp op) {

@@ -24,6 +24,8 @@ constexpr const char* kGradDy = "dy";
 constexpr const char* kGradY = "y";
 constexpr const char* kGradX = "x";
 constexpr const char* kGradDx = "dx";
+// The forward operand of a gradient op: kGradY or kGradX.
+const char* GradOperand(primitive::BinaryOp op);
 // Unary ops: x -> y.
 constexpr const char* kUnaryX = "x";
 constexpr const char* kUnaryY = "y";

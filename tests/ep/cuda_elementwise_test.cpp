@@ -1,5 +1,5 @@
 // CUDA elementwise primitives (BroadcastElementwiseBinary, ElementwiseUnary, Cast) against the
-// double-precision references of tests/support/elementwise_reference.h: every op and dtype the
+// double-precision references of ops/elementwise_reference.h: every op and dtype the
 // functor table supports (and nullptr for the rest), lengths that leave a tail after the last
 // pack, unaligned tensors (narrow paths), broadcast shapes of every path, empty tensors, all 81
 // casts on special values, and the path each launch reports. Outputs are written into poisoned
@@ -21,13 +21,13 @@
 #include <utility>
 #include <vector>
 
+#include "ops/elementwise_reference.h"
 #include "primitive/broadcast_dims.h"
 #include "primitive/broadcast_elementwise_binary.h"
 #include "primitive/cast.h"
 #include "primitive/elementwise_functors.h"
 #include "primitive/elementwise_unary.h"
 #include "primitive/memcpy.h"
-#include "tests/support/elementwise_reference.h"
 #include "tests/support/test_util.h"
 
 namespace oflite {
@@ -78,40 +78,6 @@ bool UnarySupported(UnaryOp op, DataType dtype) {
     }
     return false;
   });
-}
-
-bool IsIntegerDataType(DataType dtype) {
-  return dtype == DataType::kInt8 || dtype == DataType::kUInt8 || dtype == DataType::kInt32 ||
-         dtype == DataType::kInt64;
-}
-
-int IntegerBits(DataType dtype) { return static_cast<int>(DataTypeSize(dtype)) * 8; }
-
-// An integral value v (|v| < 2^64, exact in double) wrapped modulo 2^bits into the dtype's
-// range, as the kernels' integer arithmetic wraps.
-double WrapInteger(double v, DataType dtype) {
-  const int bits = IntegerBits(dtype);
-  const double modulus = std::ldexp(1.0, bits);
-  double m = std::fmod(v, modulus);  // exact
-  if (dtype == DataType::kUInt8) {
-    return m < 0 ? m + modulus : m;
-  }
-  const double half = std::ldexp(1.0, bits - 1);
-  if (m >= half) {
-    m -= modulus;
-  } else if (m < -half) {
-    m += modulus;
-  }
-  return m;
-}
-
-// The value a kernel must store for the exact result r in dtype out: integers wrap, bool is
-// r != 0, floating types round once.
-double StoredValue(double r, DataType out) {
-  if (IsIntegerDataType(out)) {
-    return WrapInteger(r, out);
-  }
-  return ReferenceCast(r, out);
 }
 
 // Relative tolerance of a floating result: the kernels compute 16-bit types in float and round
@@ -342,7 +308,7 @@ std::string CheckBinary(BinaryOp op, DataType dtype, const Shape& a, const Shape
   std::vector<double> expected(ia.size()), scale(ia.size());
   for (size_t i = 0; i < ia.size(); ++i) {
     const double va = x[static_cast<size_t>(ia[i])], vb = y[static_cast<size_t>(ib[i])];
-    expected[i] = StoredValue(ReferenceBinary(op, va, vb, attr), out_dtype);
+    expected[i] = ReferenceStore(ReferenceBinary(op, va, vb, attr), out_dtype);
     scale[i] = BinaryScale(op, va, vb);
   }
   const std::string launch = binary->LaunchDescription();
@@ -624,7 +590,7 @@ std::string CheckUnary(UnaryOp op, DataType dtype, int64_t n, size_t offset, uin
   EXPECT_TRUE(CudaStream()->Sync().ok());
   std::vector<double> expected(x.size()), scale(x.size());
   for (size_t i = 0; i < x.size(); ++i) {
-    expected[i] = StoredValue(ReferenceUnary(op, x[i], attr), dtype);
+    expected[i] = ReferenceStore(ReferenceUnary(op, x[i], attr), dtype);
     scale[i] = UnaryScale(op, x[i]);
   }
   const std::string launch = unary->LaunchDescription();
@@ -701,16 +667,6 @@ std::vector<double> CastInputs(DataType from) {
   }
 }
 
-// The value a cast must give: integers to integers wrap, bool to anything is 0 or 1, the rest
-// is ReferenceCast.
-double CastExpected(double v, DataType from, DataType to) {
-  const bool integral_from = IsIntegerDataType(from) || from == DataType::kBool;
-  if (integral_from && IsIntegerDataType(to)) {
-    return WrapInteger(v, to);
-  }
-  return ReferenceCast(v, to);
-}
-
 TEST_F(CudaElementwiseTest, EveryCastOnSpecialValues) {
   for (DataType from : AllDataTypes()) {
     for (DataType to : AllDataTypes()) {
@@ -735,7 +691,7 @@ TEST_F(CudaElementwiseTest, EveryCastOnSpecialValues) {
         ASSERT_TRUE(CudaStream()->Sync().ok());
         std::vector<double> expected(x.size());
         for (size_t i = 0; i < x.size(); ++i) {
-          expected[i] = CastExpected(x[i], from, to);
+          expected[i] = ReferenceCast(x[i], from, to);
         }
         ExpectAllClose(
             out.Download(context), expected, 0,

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "oneflow_lite/framework/interpreter.h"
+#include "ops/softmax_reference.h"
+#include "ops/transpose_reference.h"
 #include "primitive/permute.h"
 #include "primitive/softmax.h"
 #include "tests/support/test_util.h"

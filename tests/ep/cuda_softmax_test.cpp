@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "oneflow_lite/ep/softmax_impl.h"
+#include "ops/softmax_reference.h"
 #include "primitive/memcpy.h"
 #include "primitive/permute.h"
 #include "tests/support/test_util.h"

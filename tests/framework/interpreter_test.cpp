@@ -13,6 +13,7 @@
 #include "functional/functional.h"
 #include "oneflow_lite/framework/op_kernel.h"
 #include "oneflow_lite/framework/op_registry.h"
+#include "ops/softmax_reference.h"
 #include "tests/support/test_util.h"
 
 namespace oflite {
@@ -241,8 +242,8 @@ TEST(DispatchTraceTest, RecordsOpKernelAndPrimitive) {
   EXPECT_EQ(record.primitives, (std::vector<std::string>{"cpu.softmax<float32>"}));
   test::ExpectAllClose(
       test::ToDoubles(y),
-      test::ReferenceSoftmax(test::RoundTo(values, DataType::kFloat32), Shape({2, 3}), 1, false),
-      test::SoftmaxTolerance(DataType::kFloat32), "softmax");
+      ReferenceSoftmax(test::RoundTo(values, DataType::kFloat32), Shape({2, 3}), 1, false),
+      SoftmaxTolerance(DataType::kFloat32), "softmax");
 }
 
 TEST(DispatchTraceTest, RecordsEveryDispatchInOrder) {

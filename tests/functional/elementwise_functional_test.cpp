@@ -1,5 +1,5 @@
 // Elementwise functional calls through every layer, on the CPU and (where a GPU is visible) on
-// CUDA, against the plain double references of tests/support/elementwise_reference.h.
+// CUDA, against the plain double references of ops/elementwise_reference.h.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,8 +11,9 @@
 #include "functional/operators.h"
 #include "oneflow_lite/common/type_promotion.h"
 #include "ops/elementwise_ops.h"
+#include "ops/elementwise_reference.h"
+#include "ops/softmax_reference.h"
 #include "primitive/broadcast_dims.h"
-#include "tests/support/elementwise_reference.h"
 #include "tests/support/test_util.h"
 
 namespace oflite {
@@ -62,25 +63,6 @@ std::vector<double> Inputs(size_t n, DataType dtype, uint64_t seed, bool positiv
     }
   }
   return RoundTo(v, dtype);
-}
-
-// The reference value as a tensor of dtype holds it: integers wrap (the inputs keep results
-// within int64), the rest as ReferenceCast converts.
-double StoredAs(double v, DataType dtype) {
-  if (dtype == DataType::kBool || IsFloatingDataType(dtype)) {
-    return ReferenceCast(v, dtype);
-  }
-  const auto wide = static_cast<int64_t>(v);
-  switch (dtype) {
-    case DataType::kInt8:
-      return static_cast<int8_t>(static_cast<uint8_t>(wide));
-    case DataType::kUInt8:
-      return static_cast<uint8_t>(wide);
-    case DataType::kInt32:
-      return static_cast<int32_t>(static_cast<uint32_t>(wide));
-    default:
-      return static_cast<double>(wide);
-  }
 }
 
 // Index into an operand of `shape` broadcast to `out` (ranks aligned from the right).
@@ -214,7 +196,7 @@ void CheckBinary(BinaryOp op, DataType dtype, const Shape& xs, const Shape& ys,
   for (int64_t i = 0; i < out.elem_cnt(); ++i) {
     const double e = ReferenceBinary(op, x[BroadcastIndex(i, out, xs)],
                                      y[BroadcastIndex(i, out, ys)], AttrOf(op));
-    expected[i] = StoredAs(e, out_dtype);
+    expected[i] = ReferenceStore(e, out_dtype);
   }
   ExpectMatches(result, expected, context);
 }

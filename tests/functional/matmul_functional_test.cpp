@@ -11,6 +11,7 @@
 #include "functional/functional.h"
 #include "oneflow_lite/framework/interpreter.h"
 #include "ops/matmul_ops.h"
+#include "ops/matmul_reference.h"
 #include "primitive/batch_matmul.h"
 #include "tests/support/test_util.h"
 #ifdef OFLITE_WITH_CUDA
@@ -36,77 +37,33 @@ std::vector<Device> Devices(DataType dtype) {
   return devices;
 }
 
-struct Host {
-  Shape shape;
-  std::vector<double> values;
-};
+using Host = HostTensor;
 
 Host RandomHost(const Shape& shape, DataType dtype, uint64_t seed) {
-  return {shape,
+  return {shape, dtype,
           RoundTo(RandomValues(static_cast<size_t>(shape.elem_cnt()), seed, -1.0, 1.0), dtype)};
 }
 
-// alpha * a @ b as torch.matmul defines it, in double: transposes swap the last two dims of an
-// operand of rank >= 2; a 1-D a is a row, a 1-D b a column, and their dims are dropped after.
+// alpha * a @ b as torch.matmul defines it: a 1-D a is a row, a 1-D b a column, and their dims
+// are dropped after; matrices and batches are the ops' reference (ops/matmul_reference.h).
 Host ReferenceMatMul(const Host& a, const Host& b, bool ta, bool tb, double alpha) {
   const bool a_vector = a.shape.rank() == 1, b_vector = b.shape.rank() == 1;
-  const Shape sa = a_vector ? Shape{1, a.shape[0]} : a.shape;
-  const Shape sb = b_vector ? Shape{b.shape[0], 1} : b.shape;
-  const int64_t ra = sa.rank(), rb = sb.rank();
-  const int64_t m = ta ? sa[ra - 1] : sa[ra - 2];
-  const int64_t k = ta ? sa[ra - 2] : sa[ra - 1];
-  const int64_t n = tb ? sb[rb - 2] : sb[rb - 1];
-  const int64_t batch_rank = std::max(ra, rb) - 2;
-  std::vector<int64_t> batch(static_cast<size_t>(batch_rank));
-  for (int64_t i = 0; i < batch_rank; ++i) {
-    const int64_t ai = i - (batch_rank - (ra - 2)), bi = i - (batch_rank - (rb - 2));
-    const int64_t da = ai >= 0 ? sa[ai] : 1, db = bi >= 0 ? sb[bi] : 1;
-    batch[static_cast<size_t>(i)] = da == 1 ? db : da;
+  Host a2 = a, b2 = b;
+  if (a_vector) {
+    a2.shape = Shape{1, a.shape[0]};
   }
-  int64_t batch_count = 1;
-  for (int64_t d : batch) {
-    batch_count *= d;
+  if (b_vector) {
+    b2.shape = Shape{b.shape[0], 1};
   }
-  Host out;
-  std::vector<int64_t> dims = batch;
-  if (!a_vector) {
-    dims.push_back(m);
+  Host out = ReferenceBatchMatmul(a2, b2, ta, tb, alpha);
+  std::vector<int64_t> dims = out.shape.dims();
+  if (b_vector) {
+    dims.pop_back();  // n
   }
-  if (!b_vector) {
-    dims.push_back(n);
+  if (a_vector) {
+    dims.erase(dims.end() - (b_vector ? 1 : 2));  // m
   }
   out.shape = Shape(dims);
-  out.values.assign(static_cast<size_t>(batch_count * m * n), 0.0);
-  for (int64_t flat = 0; flat < batch_count; ++flat) {
-    // The matrix each operand contributes: coordinates of size-1 (or missing) dims repeat.
-    int64_t ia = 0, ib = 0, stride_a = 1, stride_b = 1, rest = flat;
-    for (int64_t i = batch_rank - 1; i >= 0; --i) {
-      const int64_t coord = rest % batch[static_cast<size_t>(i)];
-      rest /= batch[static_cast<size_t>(i)];
-      const int64_t ai = i - (batch_rank - (ra - 2)), bi = i - (batch_rank - (rb - 2));
-      if (ai >= 0) {
-        ia += (sa[ai] == 1 ? 0 : coord) * stride_a;
-        stride_a *= sa[ai];
-      }
-      if (bi >= 0) {
-        ib += (sb[bi] == 1 ? 0 : coord) * stride_b;
-        stride_b *= sb[bi];
-      }
-    }
-    const double* pa = a.values.data() + ia * m * k;
-    const double* pb = b.values.data() + ib * k * n;
-    for (int64_t i = 0; i < m; ++i) {
-      for (int64_t j = 0; j < n; ++j) {
-        double sum = 0;
-        for (int64_t p = 0; p < k; ++p) {
-          const double x = ta ? pa[p * m + i] : pa[i * k + p];
-          const double y = tb ? pb[j * k + p] : pb[p * n + j];
-          sum += x * y;
-        }
-        out.values[static_cast<size_t>((flat * m + i) * n + j)] = alpha * sum;
-      }
-    }
-  }
   return out;
 }
 
@@ -292,19 +249,6 @@ bool RoundsBeforeActivation(const Device& device, DataType dtype, const std::str
          (activation == "gelu" || activation == "gelu_tanh" || activation == "leaky_relu");
 }
 
-double Activate(double v, const std::string& activation) {
-  if (activation == "relu") {
-    return v > 0 ? v : 0;
-  }
-  if (activation == "gelu") {
-    return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
-  }
-  if (activation == "leaky_relu") {
-    return v > 0 ? v : 0.01 * v;
-  }
-  return v;
-}
-
 TEST_P(MatMulTest, LinearWithAndWithoutBiasAndEachActivation) {
   const DataType dtype = GetParam();
   const Shape x_shapes[] = {{4, 6}, {2, 3, 6}, {6}};
@@ -327,7 +271,7 @@ TEST_P(MatMulTest, LinearWithAndWithoutBiasAndEachActivation) {
             if (with_bias && RoundsBeforeActivation(device, dtype, activation)) {
               v = RoundTo({v}, dtype)[0];
             }
-            expected.values[i] = Activate(v, activation);
+            expected.values[i] = ReferenceBiasActivation(v, activation, 0.01);
           }
           const std::string what = std::string("linear ") + x_shape.ToString() +
                                    (with_bias ? " with bias " : " without bias ") + activation +
@@ -349,36 +293,18 @@ TEST_P(MatMulTest, LinearWithAndWithoutBiasAndEachActivation) {
 
 const char* const kFusedActivations[] = {"none", "relu", "gelu", "gelu_tanh", "leaky_relu"};
 
-// The activations in double: gelu in the erf form, gelu_tanh in the tanh form.
-double FusedActivate(double v, const std::string& activation, double leaky_alpha) {
-  if (activation == "relu") {
-    return v > 0 ? v : 0;
-  }
-  if (activation == "gelu") {
-    return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
-  }
-  if (activation == "gelu_tanh") {
-    const double inner = std::sqrt(2.0 / M_PI) * (v + 0.044715 * v * v * v);
-    return 0.5 * v * (1 + std::tanh(inner));
-  }
-  if (activation == "leaky_relu") {
-    return v > 0 ? v : leaky_alpha * v;
-  }
-  return v;
-}
-
 // act(op(a) @ op(b) + bias) in double; round_biased: the biased sum rounded to dtype first.
 Host ReferenceFused(const Host& a, const Host& b, const Host& bias, bool ta, bool tb,
                     const std::string& activation, double leaky_alpha, DataType dtype,
                     bool round_biased) {
-  Host out = ReferenceMatMul(a, b, ta, tb, 1.0);
+  Host out = ReferenceBatchMatmul(a, b, ta, tb, 1.0);
   const size_t n = bias.values.size();
   for (size_t i = 0; i < out.values.size(); ++i) {
     double v = out.values[i] + bias.values[i % n];
     if (round_biased) {
       v = RoundTo({v}, dtype)[0];
     }
-    out.values[i] = FusedActivate(v, activation, leaky_alpha);
+    out.values[i] = ReferenceBiasActivation(v, activation, leaky_alpha);
   }
   return out;
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ops/softmax_reference.h"
 #include "tests/support/test_util.h"
 
 namespace oflite {

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "ops/softmax_reference.h"
+#include "ops/transpose_reference.h"
 #include "tests/support/test_util.h"
 
 namespace oflite {

@@ -10,6 +10,7 @@
 
 #include "ops/elementwise_ops.h"
 #include "ops/matmul_ops.h"
+#include "ops/matmul_reference.h"
 #include "ops/softmax_ops.h"
 #include "ops/transpose_ops.h"
 #include "tests/support/test_util.h"

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "ops/matmul_reference.h"
 #include "primitive/batch_matmul.h"
 #include "tests/support/test_util.h"
 
@@ -18,25 +19,18 @@ ep::Stream* CpuStream() { return Unwrap(ep::GetDevice(Device::Cpu()))->default_s
 const DataType kFloatingDtypes[] = {DataType::kFloat32, DataType::kFloat64, DataType::kFloat16,
                                     DataType::kBFloat16};
 
-// c[i] = alpha * a[i or 0] @ b[i or 0] + beta * c0[i], no transposes, in double.
+// c[i] = alpha * a[i or 0] @ b[i] + beta * c0[i], no transposes: the ops' reference (a single
+// matrix is a batch of one, which broadcasts) plus beta's term.
 std::vector<double> Reference(size_t batch, size_t m, size_t n, size_t k, double alpha,
                               const std::vector<double>& a, bool a_single,
-                              const std::vector<double>& b, bool b_single, double beta,
+                              const std::vector<double>& b, double beta,
                               const std::vector<double>& c0) {
-  std::vector<double> c(batch * m * n);
-  for (size_t t = 0; t < batch; ++t) {
-    const double* pa = a.data() + (a_single ? 0 : t * m * k);
-    const double* pb = b.data() + (b_single ? 0 : t * k * n);
-    for (size_t i = 0; i < m; ++i) {
-      for (size_t j = 0; j < n; ++j) {
-        double sum = 0;
-        for (size_t p = 0; p < k; ++p) {
-          sum += pa[i * k + p] * pb[p * n + j];
-        }
-        const size_t e = (t * m + i) * n + j;
-        c[e] = alpha * sum + (beta == 0 ? 0.0 : beta * c0[e]);
-      }
-    }
+  const auto dim = [](size_t d) { return static_cast<int64_t>(d); };
+  const HostTensor ha{Shape{dim(a_single ? 1 : batch), dim(m), dim(k)}, DataType::kFloat64, a};
+  const HostTensor hb{Shape{dim(batch), dim(k), dim(n)}, DataType::kFloat64, b};
+  std::vector<double> c = ReferenceBatchMatmul(ha, hb, false, false, alpha).values;
+  for (size_t e = 0; e < c.size(); ++e) {
+    c[e] += beta == 0 ? 0.0 : beta * c0[e];
   }
   return c;
 }
@@ -69,7 +63,7 @@ TEST_P(BatchMatmulPrimitiveTest, StridesAlphaAndBeta) {
                                static_cast<int64_t>(k * n), beta, c.mut_data(),
                                static_cast<int64_t>(m * n))
                       .ok());
-      ExpectAllClose(ToDoubles(c), Reference(batch, m, n, k, 1.5, a, a_single, b, false, beta, c0),
+      ExpectAllClose(ToDoubles(c), Reference(batch, m, n, k, 1.5, a, a_single, b, beta, c0),
                      MatmulTolerance(dtype),
                      std::string(DataTypeName(dtype)) + (a_single ? " a single" : "") + " beta " +
                          std::to_string(beta),

@@ -1,5 +1,5 @@
 // CPU elementwise primitives (broadcast binary, unary, cast) against the double-precision
-// references of tests/support/elementwise_reference.h: every op on every dtype it supports,
+// references of ops/elementwise_reference.h: every op on every dtype it supports,
 // broadcast shapes that reach each loop (same shape, one single element, general), empty and
 // large tensors, special values, and the casts' rounding, saturation and wrapping rules.
 #include <gtest/gtest.h>
@@ -15,11 +15,12 @@
 #include <utility>
 
 #include "ep/cpu/parallel_for.h"
+#include "ops/elementwise_reference.h"
+#include "ops/softmax_reference.h"
 #include "primitive/broadcast_dims.h"
 #include "primitive/broadcast_elementwise_binary.h"
 #include "primitive/cast.h"
 #include "primitive/elementwise_unary.h"
-#include "tests/support/elementwise_reference.h"
 #include "tests/support/test_util.h"
 
 namespace oflite {
@@ -108,27 +109,6 @@ std::vector<double> Read(const Tensor& t) {
   return std::vector<double>(bytes, bytes + t.elem_cnt());
 }
 
-// What a tensor of `dtype` holds for the exact result v: integers wrap modulo 2^bits (v is an
-// integer well inside double's exact range in these tests), bool is v != 0, floating dtypes
-// round once.
-double Stored(double v, DataType dtype) {
-  if (dtype == DataType::kBool) {
-    return v != 0 ? 1.0 : 0.0;
-  }
-  if (!IsInteger(dtype)) {
-    return RoundTo({v}, dtype)[0];
-  }
-  return VisitDataType(dtype, [&](auto tag) -> double {
-    using T = typename decltype(tag)::type;
-    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-      const auto bits = static_cast<uint64_t>(static_cast<int64_t>(v));
-      return static_cast<double>(static_cast<T>(static_cast<std::make_unsigned_t<T>>(bits)));
-    } else {
-      return v;
-    }
-  });
-}
-
 // ---- an independent broadcast, index by index ----------------------------------------------
 
 Dims BroadcastDimsOf(const Dims& a, const Dims& b) {
@@ -195,7 +175,7 @@ BinaryResult RunBinary(BinaryOp op, DataType dtype, std::vector<double> a, const
   result.actual = Read(out);
   for (int64_t n = 0; n < Count(dst_dims); ++n) {
     const double x = a[SourceIndex(n, dst_dims, a_dims)], y = b[SourceIndex(n, dst_dims, b_dims)];
-    result.expected.push_back(Stored(ReferenceBinary(op, x, y, kAlpha), out_dtype));
+    result.expected.push_back(ReferenceStore(ReferenceBinary(op, x, y, kAlpha), out_dtype));
     // The gradients cancel terms of size about |dy| (1 + x^2): that bounds their rounding error.
     result.scale.push_back(std::abs(x) * (1 + y * y));
   }
@@ -576,7 +556,7 @@ void CheckUnary(UnaryOp op, DataType dtype, std::vector<double> x, const std::st
   ASSERT_TRUE(unary->Launch(CpuStream(), x_t.data(), y_t.mut_data(), x.size()).ok()) << context;
   std::vector<double> expected, scale;
   for (double v : x) {
-    expected.push_back(Stored(ReferenceUnary(op, v, kAlpha), dtype));
+    expected.push_back(ReferenceStore(ReferenceUnary(op, v, kAlpha), dtype));
     scale.push_back(std::abs(v));  // gelu cancels 1 + erf(x): its error scales with |x|
   }
   const bool cancels = op == UnaryOp::kGelu || op == UnaryOp::kGeluTanh;

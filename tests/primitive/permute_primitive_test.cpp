@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "ops/transpose_reference.h"
 #include "primitive/fill.h"
 #include "primitive/memcpy.h"
 #include "primitive/permute.h"

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "ops/softmax_reference.h"
 #include "primitive/softmax.h"
 #include "primitive/softmax_backward.h"
 #include "tests/support/test_util.h"

@@ -1,5 +1,6 @@
 // Helpers shared by the test suites: seeded random inputs, dtype conversion through double,
-// plain double-precision references, and per-dtype tolerances.
+// per-dtype tolerances and comparisons. The plain double-precision references live with the
+// ops' schemas (ops/*_reference.h), where the op tests use them too.
 #ifndef ONEFLOW_LITE_TESTS_SUPPORT_TEST_UTIL_H_
 #define ONEFLOW_LITE_TESTS_SUPPORT_TEST_UTIL_H_
 
@@ -45,14 +46,9 @@ std::vector<double> ToDoubles(const Tensor& tensor);
 // Values as the dtype stores them (what a kernel actually reads), widened back to double.
 std::vector<double> RoundTo(const std::vector<double>& values, DataType dtype);
 
-// Relative tolerance of softmax-like ops per dtype (DESIGN.md).
-double SoftmaxTolerance(DataType dtype);
 // Tolerance of matrix products, relative by norm (a GEMM's per-element error scales with its
 // row's magnitude, so the norm is the fair measure): 1e-5 float32, 1e-12 float64, 5e-3 16-bit.
 double MatmulTolerance(DataType dtype);
-// The shape an operand is stored in when the product reads it transposed: the last two dims
-// swapped (dims as given when not transposed).
-Shape StoredShape(const Shape& logical, bool transposed);
 // The smallest normal value of a floating dtype: below it a dtype has no relative precision.
 double SmallestNormal(DataType dtype);
 // Relative comparison: |a - e| <= tol * max(|e|, scale[i], floor) for each element (scale may
@@ -60,23 +56,6 @@ double SmallestNormal(DataType dtype);
 void ExpectAllClose(const std::vector<double>& actual, const std::vector<double>& expected,
                     double tol, const std::string& context, double floor = 0,
                     const std::vector<double>& scale = {});
-
-// Plain double-precision references, over axis `dim` of a contiguous tensor of `shape`.
-std::vector<double> ReferenceSoftmax(const std::vector<double>& x, const Shape& shape, int64_t dim,
-                                     bool log);
-std::vector<double> ReferenceSoftmaxGrad(const std::vector<double>& y,
-                                         const std::vector<double>& dy, const Shape& shape,
-                                         int64_t dim, bool log);
-// The size of the terms log_softmax subtracts (|x - max| + |log sum|), per element; empty for
-// softmax, whose outputs are compared relative to themselves.
-std::vector<double> SoftmaxScale(const std::vector<double>& x, const Shape& shape, int64_t dim,
-                                 bool log);
-// The size of the terms the grad subtracts, per element: the natural scale of its rounding
-// error, since dx itself can cancel to near zero.
-std::vector<double> SoftmaxGradScale(const std::vector<double>& y, const std::vector<double>& dy,
-                                     const Shape& shape, int64_t dim, bool log);
-std::vector<double> ReferencePermute(const std::vector<double>& x, const Shape& shape,
-                                     const std::vector<int64_t>& perm);
 
 }  // namespace test
 }  // namespace oflite

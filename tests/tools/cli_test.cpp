@@ -21,6 +21,7 @@
 
 #include "oneflow_lite/ep/device.h"
 #include "oneflow_lite/proto/op_def.pb.h"
+#include "ops/softmax_reference.h"
 #include "tests/support/test_util.h"
 #include "tools/oflite/npy.h"
 
@@ -38,8 +39,6 @@ void ExpectAllClose(const std::vector<double>& actual, const std::vector<double>
 }
 using test::MakeTensor;
 using test::RandomValues;
-using test::ReferenceSoftmax;
-using test::ReferenceSoftmaxGrad;
 using test::RoundTo;
 using test::ToDoubles;
 using test::Unwrap;

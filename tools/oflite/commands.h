@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "oneflow_lite/common/error.h"
+#include "tools/oflite/optest_runner.h"
 
 namespace oflite {
 namespace cli {
@@ -33,10 +34,23 @@ struct BenchOptions {
   std::string impl = "auto";  // softmax implementation: auto, warp, smem, uncached
 };
 
+// `oflite optest`: see optest_command.cpp.
+struct OptestOptions {
+  std::vector<std::string> ops;
+  std::string device;  // "cpu" or "cuda"; empty: cpu, and cuda when a GPU is visible
+  std::vector<std::string> dtypes;
+  int64_t cases = optest::kDefaultCases;
+  uint64_t seed = 0;
+  int64_t case_index = -1;  // -1: every case
+  std::string json;         // report file; empty: none
+  bool list = false;
+};
+
 int OpsCommand(bool json);
 int BenchCommand(const BenchOptions& options);
 int RunCommand(const RunOptions& options);
 int DemoCommand();
+int OptestCommand(const OptestOptions& options);
 
 // Prints "oflite: <Kind>: <message>" to stderr and returns 1.
 int ReportError(const Error& error);

@@ -39,7 +39,22 @@ int main(int argc, char** argv) {
   bench->add_option("--reps", bench_options.reps, "timed calls (the median is reported)");
   bench->add_flag("--json", bench_options.json, "one JSON object per result");
   bench->add_option("--sweep", bench_options.sweep, "softmax: GPU.md's rows=49152 sweep");
-  bench->add_option("--impl", bench_options.impl, "softmax path: auto|warp|smem|uncached");
+  bench->add_option("--impl", bench_options.impl, "softmax path: auto|warp|register|smem|uncached");
+
+  oflite::cli::OptestOptions optest_options;
+  CLI::App* optest =
+      app.add_subcommand("optest", "Prove every op against its spec (reference, shapes, SBP)");
+  optest->add_option("--op", optest_options.ops, "Only this op (repeatable; default: all)");
+  optest->add_option("--device", optest_options.device, "cpu or cuda (default: every visible)")
+      ->check(CLI::IsMember({"cpu", "cuda"}));
+  optest->add_option("--dtype", optest_options.dtypes, "Only this dtype (repeatable)");
+  optest->add_option("--cases", optest_options.cases, "Random cases per op/device/dtype")
+      ->check(CLI::PositiveNumber);
+  optest->add_option("--seed", optest_options.seed, "Seed every case is drawn from");
+  optest->add_option("--case", optest_options.case_index, "Run only case I (reproduces a failure)")
+      ->check(CLI::NonNegativeNumber);
+  optest->add_option("--json", optest_options.json, "Write the report as JSON to FILE");
+  optest->add_flag("--list", optest_options.list, "List ops, devices, dtypes, SBP signatures");
 
   try {
     app.parse(argc, argv);
@@ -63,6 +78,9 @@ int main(int argc, char** argv) {
     }
     if (*bench) {
       return oflite::cli::BenchCommand(bench_options);
+    }
+    if (*optest) {
+      return oflite::cli::OptestCommand(optest_options);
     }
   } catch (const std::exception& e) {
     return oflite::cli::ReportError(oflite::Error(oflite::ErrorKind::kRuntimeError, e.what()));

@@ -1,4 +1,4 @@
-#include "tests/support/elementwise_reference.h"
+#include "ops/elementwise_reference.h"
 
 #include <glog/logging.h>
 
@@ -6,8 +6,9 @@
 #include <cstdint>
 #include <limits>
 
+#include "oneflow_lite/common/type_promotion.h"
+
 namespace oflite {
-namespace test {
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
@@ -29,6 +30,19 @@ double SaturatingTruncate(double v) {
   const double lowest = static_cast<double>(std::numeric_limits<I>::lowest());
   const double max = static_cast<double>(std::numeric_limits<I>::max());
   return std::fmin(std::fmax(std::trunc(v), lowest), max);
+}
+
+// A whole number v (|v| < 2^64, exact in double) modulo 2^bits into the integer dtype's range.
+// Only exact steps: fmod, and adding or subtracting 2^bits to a remainder of the other sign.
+double WrapInteger(double v, DataType dtype) {
+  const int bits = static_cast<int>(DataTypeSize(dtype)) * 8;
+  const double modulus = std::ldexp(1.0, bits);
+  const double m = std::fmod(v, modulus);  // in (-2^bits, 2^bits), v's sign
+  if (dtype == DataType::kUInt8) {
+    return m < 0 ? m + modulus : m;
+  }
+  const double half = std::ldexp(1.0, bits - 1);
+  return m >= half ? m - modulus : m < -half ? m + modulus : m;
 }
 
 }  // namespace
@@ -146,5 +160,13 @@ double ReferenceCast(double v, DataType to) {
   return NAN;
 }
 
-}  // namespace test
+double ReferenceCast(double v, DataType from, DataType to) {
+  const bool whole_source = from == DataType::kBool || IsIntegralDataType(from);
+  return whole_source && IsIntegralDataType(to) ? WrapInteger(v, to) : ReferenceCast(v, to);
+}
+
+double ReferenceStore(double r, DataType out) {
+  return IsIntegralDataType(out) ? WrapInteger(r, out) : ReferenceCast(r, out);
+}
+
 }  // namespace oflite

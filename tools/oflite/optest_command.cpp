@@ -1,0 +1,143 @@
+// `oflite optest`: runs the op-level harness (optest_runner.h) and shows what it found.
+//
+// stdout: one line per op/device/dtype group ("PASS softmax cpu float32: 4 cases, ..."), each
+// failure under its group with the seed and the command that reruns exactly that case, then
+// the closing line "N passed, N failed" counting groups (an op without a spec is one failed
+// group). stderr: a progress line, rewritten in place, when stderr is a terminal.
+// --json FILE writes the whole report (optest_report.h). --list shows, per op, the devices
+// with kernels, the dtypes tested and the number of SBP signatures of a first float case.
+//
+// Exit status: 0 every group passed, 1 a failure (or an error writing the report), 2 a usage
+// error (an unknown op, dtype or device, a device that is not visible, --cases < 1).
+#include <unistd.h>
+
+#include <fstream>
+#include <iostream>
+
+#include "oneflow_lite/common/join.h"
+#include "tools/oflite/commands.h"
+
+namespace oflite {
+namespace cli {
+
+namespace {
+
+// A status line on stderr, rewritten in place; silent when stderr is not a terminal.
+class ProgressLine {
+ public:
+  ProgressLine() : enabled_(isatty(STDERR_FILENO) != 0) {}
+  ProgressLine(const ProgressLine&) = delete;
+  ProgressLine& operator=(const ProgressLine&) = delete;
+  ~ProgressLine() { Clear(); }
+
+  void Show(const std::string& text) {
+    if (enabled_) {
+      std::cout.flush();  // lines already printed go before the status line
+      std::cerr << "\r\033[K" << text << std::flush;
+      shown_ = true;
+    }
+  }
+  void Clear() {
+    if (shown_) {
+      std::cerr << "\r\033[K" << std::flush;
+      shown_ = false;
+    }
+  }
+
+ private:
+  bool enabled_;
+  bool shown_ = false;
+};
+
+Maybe<optest::Options> ToRunnerOptions(const OptestOptions& cli) {
+  optest::Options options;
+  options.ops = cli.ops;
+  if (!cli.device.empty()) {
+    Device device;
+    OFLITE_ASSIGN_OR_RETURN(device, Device::Parse(cli.device));
+    options.devices.push_back(device.type());
+  }
+  for (const std::string& name : cli.dtypes) {
+    DataType dtype = DataType::kFloat32;
+    OFLITE_ASSIGN_OR_RETURN(dtype, ParseDataType(name));
+    options.dtypes.push_back(dtype);
+  }
+  options.cases = cli.cases;
+  options.seed = cli.seed;
+  if (cli.case_index >= 0) {
+    options.case_index = cli.case_index;
+  }
+  OFLITE_JUST(optest::ValidateOptions(options));
+  return options;
+}
+
+// "softmax  devices=cpu,cuda  dtypes=float32,float16  sbp=3", or "relu  devices=cpu  untested".
+void PrintList(const std::vector<optest::ListEntry>& entries) {
+  for (const optest::ListEntry& e : entries) {
+    std::vector<std::string> devices;
+    for (DeviceType type : e.devices) {
+      devices.push_back(DeviceTypeName(type));
+    }
+    std::cout << e.op << "  devices=" << (devices.empty() ? "-" : Join(devices, ","));
+    if (!e.has_spec) {
+      std::cout << "  untested\n";
+      continue;
+    }
+    std::cout << "  dtypes=" << (e.dtypes.empty() ? "-" : Join(e.dtypes, ","))
+              << "  sbp=" << (e.sbp_signatures < 0 ? "-" : std::to_string(e.sbp_signatures))
+              << "\n";
+  }
+}
+
+Maybe<void> WriteJson(const std::string& path, const optest::Report& report) {
+  std::ofstream file(path);
+  OFLITE_CHECK_OR_RETURN(file.good(), ValueError) << "optest: cannot write --json " << path;
+  file << optest::ReportToJson(report);
+  OFLITE_CHECK_OR_RETURN(file.good(), RuntimeError) << "optest: writing " << path << " failed";
+  return Ok();
+}
+
+int RunAndPrint(const optest::Options& options, const std::string& json_path) {
+  ProgressLine progress;
+  optest::Callbacks callbacks;
+  callbacks.progress = [&](const std::string& what) { progress.Show("optest: " + what); };
+  callbacks.group_done = [&](const optest::Group& group) {
+    progress.Clear();
+    std::cout << optest::GroupLines(group, options.seed);
+  };
+  const Maybe<optest::Report> report = optest::Run(options, callbacks);
+  progress.Clear();
+  if (!report.ok()) {
+    return ReportError(report.error());
+  }
+  if (!json_path.empty()) {
+    const Maybe<void> written = WriteJson(json_path, report.value());
+    if (!written.ok()) {
+      return ReportError(written.error());
+    }
+  }
+  std::cout << optest::ClosingLine(report.value()) << std::endl;
+  return report.value().failed() > 0 ? 1 : 0;
+}
+
+}  // namespace
+
+int OptestCommand(const OptestOptions& cli) {
+  const Maybe<optest::Options> options = ToRunnerOptions(cli);
+  if (!options.ok()) {
+    ReportError(options.error());
+    return 2;
+  }
+  if (cli.list) {
+    const Maybe<std::vector<optest::ListEntry>> entries = optest::List(options.value());
+    if (!entries.ok()) {
+      return ReportError(entries.error());
+    }
+    PrintList(entries.value());
+    return 0;
+  }
+  return RunAndPrint(options.value(), cli.json);
+}
+
+}  // namespace cli
+}  // namespace oflite
