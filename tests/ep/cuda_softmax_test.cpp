@@ -69,19 +69,19 @@ const Shape2 kShapes[] = {{1, 1},    {7, 31},    {64, 1024}, {3, 1025},  {4, 103
 
 // The path a forced implementation must take. Forward rows of whole 16-byte packs (the
 // tests' tensors start aligned) are held in registers when forced, up to 1024 threads of 32
-// (float32) or 16 (16-bit) values; by default past the warp's 1024 columns up to where that
-// measured faster than shared memory (float32 softmax 16384, float32 log_softmax and 16-bit
-// softmax 4096, 16-bit log_softmax never). Other rows go to shared memory, cached as stored
-// (2 bytes an element for 16-bit types), when the row (and dy's for backward) fits in the
-// 227 KB a Hopper block may opt into, less a little for the block reductions; past that, to
-// the uncached kernel.
+// values (64 for float16); by default past the warp's 1024 columns up to where that measured
+// faster than shared memory: float32 softmax 16384 columns, float32 log_softmax 4096, float16
+// softmax 32768, 16-bit log_softmax 8192, bfloat16 softmax 4096. Other rows go to shared memory,
+// cached as stored (2 bytes an element for 16-bit types), when the row (and dy's for
+// backward) fits in the 227 KB a Hopper block may opt into, less a little for the block
+// reductions; past that, to the uncached kernel.
 std::string ExpectedPath(SoftmaxImpl impl, DataType dtype, int64_t cols, bool backward, bool log) {
   if (dtype == DataType::kFloat64 || impl == SoftmaxImpl::kBlockUncached) {
     return "uncached";
   }
-  const bool float32 = dtype == DataType::kFloat32;
+  const bool float32 = dtype == DataType::kFloat32, float16 = dtype == DataType::kFloat16;
   const int64_t pack = float32 ? 4 : 8;
-  const bool register_fits = !backward && cols % pack == 0 && cols <= (float32 ? 32768 : 16384);
+  const bool register_fits = !backward && cols % pack == 0 && cols <= 1024 * (float16 ? 64 : 32);
   if (impl == SoftmaxImpl::kBlockRegister) {
     if (register_fits) {
       return "register";
@@ -91,7 +91,7 @@ std::string ExpectedPath(SoftmaxImpl impl, DataType dtype, int64_t cols, bool ba
   if ((impl == SoftmaxImpl::kAuto || impl == SoftmaxImpl::kWarp) && cols <= 1024) {
     return "warp";
   }
-  const int64_t auto_max = float32 ? (log ? 4096 : 16384) : (log ? 0 : 4096);
+  const int64_t auto_max = float32 ? (log ? 4096 : 16384) : log ? 8192 : float16 ? 32768 : 4096;
   if (impl == SoftmaxImpl::kAuto && register_fits && cols <= auto_max) {
     return "register";
   }

@@ -6,6 +6,8 @@
 #ifndef ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SOFTMAX_BLOCK_REGISTER_CUH_
 #define ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SOFTMAX_BLOCK_REGISTER_CUH_
 
+#include <type_traits>
+
 #include "ep/cuda/primitive/softmax_kernels.cuh"
 
 namespace oflite {
@@ -37,46 +39,63 @@ __device__ __forceinline__ C BlockAllReduceAnySize(C v, Op op, C* partials) {
 }
 
 // Thread t holds packs t, t + blockDim.x, ... of the row (coalesced per step); packs past the
-// row's end hold -inf, which adds exp(-inf) = 0 to the sum.
+// row's end hold -inf, which adds exp(-inf) = 0 to the sum. 16-bit rows stay in registers as
+// loaded (kRaw), two values a register, and exp is computed again for the output: a thread
+// then keeps twice the bytes in flight for its registers, which is what limits 16-bit rows
+// (the extra exp is one multiply and the hardware exp2). float32 rows hold exp(x - max)
+// between the passes.
 template <typename T, typename C, Algorithm kAlgorithm, int kPacks>
 __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
     BlockRegisterSoftmaxKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows,
                                int64_t cols) {
   constexpr int kPack = kBlockPack<T>;
+  constexpr bool kRaw = sizeof(T) == 2;
+  using H = std::conditional_t<kRaw, T, C>;  // what the registers hold between passes
   using S = SumType<T, C, kAlgorithm>;
   __shared__ C max_partials[32];
   __shared__ S sum_partials[32];
   const int64_t packs = cols / kPack;
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const T* row_x = x + row * cols;
-    C buf[kPacks * kPack];
-    C max = NegativeInfinity<C>();
+    Pack<H, kPack> buf[kPacks];
 #pragma unroll
     for (int p = 0; p < kPacks; ++p) {
       const int64_t pack = threadIdx.x + static_cast<int64_t>(p) * blockDim.x;
-      if (pack < packs) {
-        LoadPack<C, kPack>(row_x + pack * kPack, &buf[p * kPack]);
-      } else {
+      if (pack >= packs) {
 #pragma unroll
         for (int i = 0; i < kPack; ++i) {
-          buf[p * kPack + i] = NegativeInfinity<C>();
+          buf[p].elem[i] = static_cast<H>(NegativeInfinity<C>());
         }
+      } else if constexpr (kRaw) {
+        buf[p] = *reinterpret_cast<const Pack<T, kPack>*>(row_x + pack * kPack);
+      } else {
+        LoadPack<C, kPack>(row_x + pack * kPack, buf[p].elem);
       }
     }
+    C max = NegativeInfinity<C>();
 #pragma unroll
-    for (int c = 0; c < kPacks * kPack; ++c) {
-      max = Max(max, buf[c]);
+    for (int p = 0; p < kPacks; ++p) {
+#pragma unroll
+      for (int i = 0; i < kPack; ++i) {
+        max = Max(max, ToCompute(buf[p].elem[i]));
+      }
     }
     max = BlockAllReduceAnySize(max, MaxOp(), max_partials);
     S sum = 0;
 #pragma unroll
-    for (int c = 0; c < kPacks * kPack; ++c) {
-      if (kAlgorithm == Algorithm::kSoftmax) {
-        buf[c] = ExpFor<T>(buf[c] - max);
-        sum += buf[c];
-      } else {
-        buf[c] -= max;
-        sum += ExpFor<T>(buf[c]);
+    for (int p = 0; p < kPacks; ++p) {
+#pragma unroll
+      for (int i = 0; i < kPack; ++i) {
+        H& v = buf[p].elem[i];
+        if constexpr (kRaw) {
+          sum += ExpFor<T>(ToCompute(v) - max);
+        } else if (kAlgorithm == Algorithm::kSoftmax) {
+          v = ExpFor<T>(v - max);
+          sum += v;
+        } else {
+          v -= max;
+          sum += ExpFor<T>(v);
+        }
       }
     }
     sum = BlockAllReduceAnySize(sum, SumOp(), sum_partials);
@@ -89,7 +108,12 @@ __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
         C out[kPack];
 #pragma unroll
         for (int i = 0; i < kPack; ++i) {
-          const C v = buf[p * kPack + i];
+          // v: exp(x - max) for float32 softmax, x - max otherwise
+          C v = ToCompute(buf[p].elem[i]);
+          if constexpr (kRaw) {
+            v -= max;
+            v = kAlgorithm == Algorithm::kSoftmax ? ExpFor<T>(v) : v;
+          }
           out[i] = kAlgorithm == Algorithm::kSoftmax ? v * scale : v - scale;
         }
         StorePack<kPack>(out, row_y + pack * kPack);

@@ -261,29 +261,47 @@ cudaError_t LaunchBlockRegister(const CudaDeviceProperties& props, cudaStream_t 
   return cudaGetLastError();
 }
 
-// Where the register path runs by default: it beats the shared-memory kernel (measured on an
-// H200, docs/BENCHMARKS.md) for float32 softmax rows up to 16384 columns, float32 log_softmax
-// up to 4096 (its double row sum costs registers) and 16-bit softmax up to 4096. 16-bit
-// log_softmax computes exp once in shared memory too and stays there; so do longer rows, which
-// need blocks of 512-1024 threads here, and then too few rows are resident per SM to cover
-// the block reductions.
-template <typename T, Algorithm kAlgorithm>
-constexpr int64_t kRegisterAutoMaxCols = sizeof(T) == 4
-                                             ? (kAlgorithm == Algorithm::kSoftmax ? 16384 : 4096)
-                                             : (kAlgorithm == Algorithm::kSoftmax ? 4096 : 0);
-
-// Values per thread: 16 for 16-bit types; for float32 16 while that keeps blocks within 192
-// threads, else 32. Fewer values (8, with larger blocks) measured 10-25% slower.
+// Most values a thread holds: 32 floats, or 64 float16 (held as loaded, two a register).
+// bfloat16 stays at 32: with 64 the compiler widens the held values to float up front and the
+// kernel loses a third of its speed.
 template <typename T>
-constexpr int kRegisterValuesPerThread = sizeof(T) == 4 ? 32 : 16;
+constexpr int kRegisterMaxValues = std::is_same_v<T, __half> ? 64 : 32;
 
 // Rows whose packs the register path can hold: a whole number of aligned packs, at most 1024
-// threads of kRegisterValuesPerThread values.
+// threads of kRegisterMaxValues values.
 template <typename T>
 bool RegisterPathFits(int64_t cols, const T* x, const T* y) {
   return cols % kBlockPack<T> == 0 &&
-         cols <= int64_t{kRegisterMaxBlockThreads} * kRegisterValuesPerThread<T> && Aligned16(x) &&
+         cols <= int64_t{kRegisterMaxBlockThreads} * kRegisterMaxValues<T> && Aligned16(x) &&
          Aligned16(y);
+}
+
+inline int RegisterBlockFor(int64_t cols, int values) {
+  const int64_t threads = (cols + values - 1) / values;
+  return static_cast<int>(std::max<int64_t>(32, (threads + 31) / 32 * 32));
+}
+
+// Values per thread where the register path runs by default, 0 where the shared-memory kernel
+// measured faster (H200, 49152 rows, docs/BENCHMARKS.md). Small blocks of many values win;
+// blocks of 1024 threads lose (one per SM, nothing overlaps their reductions).
+//   float32   softmax to 16384 columns, log_softmax to 4096 (its double row sum costs
+//             registers); 16 values while blocks stay within 192 threads, else 32
+//   float16   softmax to 32768: 32 values to 4096 columns, 64 beyond; log_softmax to 8192: 32
+//   bfloat16  softmax to 4096, log_softmax to 8192: 32 values
+template <typename T, Algorithm kAlgorithm>
+int RegisterAutoValues(int64_t cols) {
+  constexpr bool kSoftmax = kAlgorithm == Algorithm::kSoftmax;
+  if constexpr (std::is_same_v<T, float>) {
+    if (cols > (kSoftmax ? 16384 : 4096)) {
+      return 0;
+    }
+    return RegisterBlockFor(cols, 16) <= 192 ? 16 : 32;
+  } else if constexpr (std::is_same_v<T, __half>) {
+    if (kSoftmax) {
+      return cols <= 4096 ? 32 : cols <= 32768 ? 64 : 0;
+    }
+  }
+  return cols <= (kSoftmax ? 4096 : 8192) ? 32 : 0;
 }
 
 template <typename T, Algorithm kAlgorithm>
@@ -291,19 +309,25 @@ cudaError_t LaunchBlockRegisterPath(const CudaDeviceProperties& props, cudaStrea
                                     int64_t rows, int64_t cols, const T* x, T* y,
                                     LaunchInfo* info) {
   constexpr int kPack = kBlockPack<T>;
-  const auto block_for = [cols](int values) {
-    const int64_t threads = (cols + values - 1) / values;
-    return static_cast<int>(std::max<int64_t>(32, (threads + 31) / 32 * 32));
-  };
-  if constexpr (sizeof(T) == 4) {
-    if (block_for(16) <= 192) {
-      return LaunchBlockRegister<T, kAlgorithm, 16 / kPack>(props, stream, rows, cols, x, y,
-                                                            block_for(16), info);
+  int values = RegisterAutoValues<T, kAlgorithm>(cols);
+  if (values == 0 || RegisterBlockFor(cols, values) > kRegisterMaxBlockThreads) {
+    values = kRegisterMaxValues<T>;  // forced onto a row the default leaves to shared memory
+  }
+  const int block = RegisterBlockFor(cols, values);
+  if constexpr (std::is_same_v<T, float>) {
+    if (values == 16) {
+      return LaunchBlockRegister<T, kAlgorithm, 16 / kPack>(props, stream, rows, cols, x, y, block,
+                                                            info);
     }
   }
-  constexpr int kValues = kRegisterValuesPerThread<T>;
-  return LaunchBlockRegister<T, kAlgorithm, kValues / kPack>(props, stream, rows, cols, x, y,
-                                                             block_for(kValues), info);
+  if constexpr (kRegisterMaxValues<T> == 64) {
+    if (values == 64) {
+      return LaunchBlockRegister<T, kAlgorithm, 64 / kPack>(props, stream, rows, cols, x, y, block,
+                                                            info);
+    }
+  }
+  return LaunchBlockRegister<T, kAlgorithm, 32 / kPack>(props, stream, rows, cols, x, y, block,
+                                                        info);
 }
 
 // ---- the dispatch ---------------------------------------------------------------------------
@@ -336,7 +360,7 @@ cudaError_t Launch(const CudaDeviceProperties& props, cudaStream_t stream, int64
       return LaunchWarpPath<T, kAlgorithm>(props, stream, rows, cols, a, dy, out, info);
     }
     if (forced == SoftmaxImpl::kAuto && register_fits &&
-        cols <= kRegisterAutoMaxCols<T, kAlgorithm>) {
+        RegisterAutoValues<T, kAlgorithm>(cols) > 0) {
       return LaunchBlockRegisterPath<T, kAlgorithm>(props, stream, rows, cols, a, out, info);
     }
     bool launched = false;
