@@ -8,6 +8,7 @@
 
 #include "oneflow_lite/common/maybe.h"
 #include "oneflow_lite/common/scalar.h"
+#include "oneflow_lite/framework/attr_map.h"
 #include "oneflow_lite/framework/tensor.h"
 
 namespace oflite {
@@ -101,6 +102,15 @@ Maybe<Tensor> Linear(const Tensor& x, const Tensor& w, const Tensor& bias,
 Maybe<Tensor> FusedMatmulBiasAct(const Tensor& a, const Tensor& b, const Tensor& bias,
                                  const std::string& activation, bool transpose_a = false,
                                  bool transpose_b = false, double leaky_alpha = 0.01);
+
+// ---- any op by name (issue 7) ------------------------------------------------------------
+// Calls the registered op `op_type`, built in or from an op library (LoadOpLibrary): inputs in
+// the op's input order, attrs by name (left-out ones take their defaults); returns the outputs
+// in the op's output order. The op's inference checks the call: there is no canonicalization
+// (dims are not wrapped, operands not broadcast or promoted), so prefer a typed call where one
+// exists. ValueError naming the registered ops for an unknown name.
+Maybe<std::vector<Tensor>> Call(const std::string& op_type, const std::vector<Tensor>& inputs,
+                                const AttrMap& attrs = {});
 
 }  // namespace functional
 }  // namespace oflite

@@ -1,17 +1,45 @@
-// The one public umbrella header: tensors, errors, the registries and the functional API.
+// The one public umbrella header: tensors, errors, the functional API (and operators), the
+// version, and the extension API user ops are written with (docs/ADDING_AN_OP.md): op schemas
+// and registry, kernels, op test specs, op libraries and the primitive factories. Everything it
+// includes is installed; other headers of the source tree (ep/cpu, ep/cuda, ops/, kernels/,
+// primitive helpers of the providers) are internal.
 #ifndef ONEFLOW_LITE_ONEFLOW_LITE_H_
 #define ONEFLOW_LITE_ONEFLOW_LITE_H_
 
 #include "functional/functional.h"
+#include "functional/operators.h"
 #include "oneflow_lite/common/data_type.h"
 #include "oneflow_lite/common/device.h"
+#include "oneflow_lite/common/error.h"
+#include "oneflow_lite/common/float16.h"
 #include "oneflow_lite/common/maybe.h"
+#include "oneflow_lite/common/registration_owner.h"
+#include "oneflow_lite/common/scalar.h"
 #include "oneflow_lite/common/shape.h"
+#include "oneflow_lite/ep/allocator.h"
 #include "oneflow_lite/ep/device.h"
+#include "oneflow_lite/ep/event.h"
+#include "oneflow_lite/ep/matmul_settings.h"
+#include "oneflow_lite/ep/stream.h"
 #include "oneflow_lite/framework/attr_map.h"
 #include "oneflow_lite/framework/interpreter.h"
+#include "oneflow_lite/framework/op_catalog.h"
 #include "oneflow_lite/framework/op_kernel.h"
+#include "oneflow_lite/framework/op_library.h"
 #include "oneflow_lite/framework/op_registry.h"
+#include "oneflow_lite/framework/op_schema.h"
+#include "oneflow_lite/framework/op_test_spec.h"
 #include "oneflow_lite/framework/tensor.h"
+#include "oneflow_lite/version.h"
+#include "primitive/batch_matmul.h"
+#include "primitive/broadcast_elementwise_binary.h"
+#include "primitive/cast.h"
+#include "primitive/elementwise_unary.h"
+#include "primitive/fill.h"
+#include "primitive/memcpy.h"
+#include "primitive/permute.h"
+#include "primitive/primitive.h"
+#include "primitive/softmax.h"
+#include "primitive/softmax_backward.h"
 
 #endif  // ONEFLOW_LITE_ONEFLOW_LITE_H_

@@ -1,10 +1,10 @@
 #include "primitive/primitive.h"
 
-#include <glog/logging.h>
-
 #include <algorithm>
 #include <map>
 #include <utility>
+
+#include "oneflow_lite/common/registration_owner.h"
 
 namespace oflite {
 namespace primitive {
@@ -13,6 +13,7 @@ namespace {
 struct Registration {
   std::string name;
   std::unique_ptr<FactoryBase> impl;
+  std::string owner;  // oneflow_lite/common/registration_owner.h
 };
 using Key = std::pair<std::type_index, DeviceType>;
 
@@ -24,10 +25,21 @@ std::map<Key, Registration>& Registry() {
 
 void RegisterFactory(std::type_index factory, const char* name, DeviceType device_type,
                      std::unique_ptr<FactoryBase> impl) {
-  auto inserted =
-      Registry().emplace(Key(factory, device_type), Registration{name, std::move(impl)});
-  CHECK(inserted.second) << "primitive factory '" << name << "' registered twice for "
-                         << DeviceTypeName(device_type);
+  const Key key(factory, device_type);
+  auto it = Registry().find(key);
+  if (it != Registry().end()) {
+    ReportDuplicateRegistration(
+        std::string("primitive factory '") + name + "' for " + DeviceTypeName(device_type),
+        it->second.owner);
+    return;
+  }
+  Registry().emplace(key, Registration{name, std::move(impl), CurrentRegistrationOwner()});
+}
+
+void RemoveFactoriesOwnedBy(const std::string& owner) {
+  for (auto it = Registry().begin(); it != Registry().end();) {
+    it = it->second.owner == owner ? Registry().erase(it) : std::next(it);
+  }
 }
 
 FactoryBase* FindFactory(std::type_index factory, DeviceType device_type) {

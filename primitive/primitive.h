@@ -47,8 +47,12 @@ class Factory : public FactoryBase {
   virtual std::unique_ptr<PrimitiveT> New(Args... args) = 0;
 };
 
+// A second implementation for the same (factory, device type) is reported
+// (oneflow_lite/common/registration_owner.h) and dropped.
 void RegisterFactory(std::type_index factory, const char* name, DeviceType device_type,
                      std::unique_ptr<FactoryBase> impl);
+// Takes out every factory implementation `owner` registered (an op library that failed to load).
+void RemoveFactoriesOwnedBy(const std::string& owner);
 FactoryBase* FindFactory(std::type_index factory, DeviceType device_type);
 
 struct FactoryEntry {

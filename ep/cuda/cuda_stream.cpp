@@ -57,6 +57,11 @@ Maybe<void> CudaStream::Sync() {
   return CudaCheck(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
 }
 
+Maybe<void*> CudaStream::NativeHandle() {
+  OFLITE_JUST(SetDevice());
+  return static_cast<void*>(stream_);
+}
+
 Maybe<void> CudaStream::SetDevice() const {
   return CudaCheck(cudaSetDevice(device_index_), "cudaSetDevice");
 }

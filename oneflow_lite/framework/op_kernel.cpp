@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "oneflow_lite/common/registration_owner.h"
 #include "oneflow_lite/ep/stream.h"
 
 namespace oflite {
@@ -30,7 +31,29 @@ KernelRegistry& KernelRegistry::Global() {
 }
 
 void KernelRegistry::Register(KernelRegistration registration) {
-  kernels_[registration.op_type].push_back(std::move(registration));
+  std::vector<KernelRegistration>& kernels = kernels_[registration.op_type];
+  std::vector<std::string>& owners = owners_[registration.op_type];
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    if (kernels[i].name == registration.name) {
+      ReportDuplicateRegistration(
+          "kernel '" + registration.name + "' of op '" + registration.op_type + "'", owners[i]);
+      return;
+    }
+  }
+  kernels.push_back(std::move(registration));
+  owners.push_back(CurrentRegistrationOwner());
+}
+
+void KernelRegistry::RemoveOwnedBy(const std::string& owner) {
+  for (auto& [op_type, owners] : owners_) {
+    std::vector<KernelRegistration>& kernels = kernels_[op_type];
+    for (size_t i = owners.size(); i-- > 0;) {
+      if (owners[i] == owner) {
+        kernels.erase(kernels.begin() + static_cast<std::ptrdiff_t>(i));
+        owners.erase(owners.begin() + static_cast<std::ptrdiff_t>(i));
+      }
+    }
+  }
 }
 
 const KernelRegistration* KernelRegistry::Find(const std::string& op_type,

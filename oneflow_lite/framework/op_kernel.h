@@ -79,7 +79,11 @@ class KernelRegistry {
  public:
   static KernelRegistry& Global();
 
+  // Kernels may be added to any op, an op library's to built-in ops too; a second kernel of
+  // the same name for the same op is reported (ReportDuplicateRegistration) and not registered.
   void Register(KernelRegistration registration);
+  // Takes out every kernel `owner` registered (an op library that failed to load).
+  void RemoveOwnedBy(const std::string& owner);
   // The first registered kernel of op_type whose predicate holds; nullptr when none.
   const KernelRegistration* Find(const std::string& op_type, const KernelMatchContext& ctx) const;
   const std::vector<KernelRegistration>& KernelsOf(const std::string& op_type) const;
@@ -90,6 +94,8 @@ class KernelRegistry {
 
  private:
   std::map<std::string, std::vector<KernelRegistration>> kernels_;
+  // Who registered each kernel (oneflow_lite/common/registration_owner.h), index for index.
+  std::map<std::string, std::vector<std::string>> owners_;
 };
 
 }  // namespace oflite

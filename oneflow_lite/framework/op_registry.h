@@ -1,7 +1,10 @@
-// OpRegistry: every op schema, by type name. Ops register at load time with OFLITE_REGISTER_OP.
+// OpRegistry: every op schema, by type name. Ops register at load time with OFLITE_REGISTER_OP;
+// each records its owner (oneflow_lite/common/registration_owner.h): built-in, or the op
+// library that registered it.
 #ifndef ONEFLOW_LITE_FRAMEWORK_OP_REGISTRY_H_
 #define ONEFLOW_LITE_FRAMEWORK_OP_REGISTRY_H_
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -14,13 +17,22 @@ class OpRegistry {
  public:
   static OpRegistry& Global();
 
+  // A duplicate name is reported (ReportDuplicateRegistration) and not registered.
   void Register(OpSchema schema);
   // ValueError naming the registered ops when op_type is unknown.
   Maybe<const OpSchema*> Find(const std::string& op_type) const;
   std::vector<std::string> OpTypes() const;  // sorted
+  // Who registered op_type; empty when nobody did.
+  std::string OwnerOf(const std::string& op_type) const;
+  // Takes out every op `owner` registered (an op library that failed to load).
+  void RemoveOwnedBy(const std::string& owner);
 
  private:
-  std::map<std::string, OpSchema> schemas_;
+  struct Entry {
+    OpSchema schema;
+    std::string owner;
+  };
+  std::map<std::string, Entry> entries_;
 };
 
 struct OpRegistrar {

@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "oneflow_lite/common/registration_owner.h"
+
 namespace oflite {
 
 int64_t CaseRng::Int(int64_t lo, int64_t hi) {
@@ -70,9 +72,25 @@ OpTestRegistry& OpTestRegistry::Global() {
 }
 
 void OpTestRegistry::Register(const std::string& op_type, OpTestSpec spec) {
+  auto owner = owners_.find(op_type);
+  if (owner != owners_.end()) {
+    ReportDuplicateRegistration("op test spec '" + op_type + "'", owner->second);
+    return;
+  }
   spec.op_type = op_type;
-  CHECK(specs_.emplace(op_type, std::move(spec)).second)
-      << "op test spec '" << op_type << "' registered twice";
+  specs_.emplace(op_type, std::move(spec));
+  owners_.emplace(op_type, CurrentRegistrationOwner());
+}
+
+void OpTestRegistry::RemoveOwnedBy(const std::string& owner) {
+  for (auto it = owners_.begin(); it != owners_.end();) {
+    if (it->second == owner) {
+      specs_.erase(it->first);
+      it = owners_.erase(it);
+    } else {
+      ++it;
+    }
+  }
 }
 
 const OpTestSpec* OpTestRegistry::Find(const std::string& op_type) const {

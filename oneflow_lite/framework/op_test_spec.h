@@ -103,8 +103,8 @@ struct OpTestSpec {
   std::function<std::vector<InvalidCase>(DataType dtype, CaseRng& rng)> invalid;
 };
 
-// Every registered spec, by op type (a second spec for an op type is a programming error, as
-// a second schema is).
+// Every registered spec, by op type, with its owner (oneflow_lite/common/registration_owner.h).
+// A second spec for an op type is reported as a second schema is.
 class OpTestRegistry {
  public:
   static OpTestRegistry& Global();
@@ -112,9 +112,12 @@ class OpTestRegistry {
   void Register(const std::string& op_type, OpTestSpec spec);
   const OpTestSpec* Find(const std::string& op_type) const;  // nullptr when none
   std::vector<std::string> OpTypes() const;                  // sorted
+  // Takes out every spec `owner` registered (an op library that failed to load).
+  void RemoveOwnedBy(const std::string& owner);
 
  private:
   std::map<std::string, OpTestSpec> specs_;
+  std::map<std::string, std::string> owners_;  // by op type
 };
 
 struct OpTestRegistrar {

@@ -1,10 +1,12 @@
 #include "tools/oflite/function_table.h"
 
 #include <algorithm>
+#include <map>
 #include <string>
 
 #include "functional/functional.h"
 #include "oneflow_lite/common/join.h"
+#include "oneflow_lite/framework/op_registry.h"
 
 namespace oflite {
 namespace cli {
@@ -186,6 +188,27 @@ const std::vector<FunctionEntry>& Functions() {
   return functions;
 }
 
+namespace {
+// An op without a typed call (an op library's, say), called by name with its own attrs. Made
+// on first use and kept: FindFunction hands out pointers.
+const FunctionEntry* OpFunction(const OpSchema& schema) {
+  static std::map<std::string, FunctionEntry> made;
+  auto it = made.find(schema.name());
+  if (it == made.end()) {
+    const std::string op_type = schema.name();
+    auto call = [op_type](const std::vector<Tensor>& t, const AttrMap& a) -> Maybe<Tensor> {
+      std::vector<Tensor> outputs;
+      OFLITE_ASSIGN_OR_RETURN(outputs, functional::Call(op_type, t, a));
+      OFLITE_CHECK_OR_RETURN(outputs.size() == 1, NotImplemented)
+          << op_type << ": has " << outputs.size() << " outputs; the CLI writes one";
+      return outputs[0];
+    };
+    it = made.emplace(op_type, FunctionEntry{op_type, schema.inputs(), schema.attrs(), call}).first;
+  }
+  return &it->second;
+}
+}  // namespace
+
 Maybe<const FunctionEntry*> FindFunction(const std::string& name) {
   std::vector<std::string> known;
   for (const FunctionEntry& f : Functions()) {
@@ -194,8 +217,12 @@ Maybe<const FunctionEntry*> FindFunction(const std::string& name) {
     }
     known.push_back(f.name);
   }
+  const Maybe<const OpSchema*> op = OpRegistry::Global().Find(name);
+  if (op.ok()) {
+    return OpFunction(*op.value());
+  }
   return OFLITE_ERROR(ValueError) << "unknown function '" << name << "' (known: " << Join(known)
-                                  << ")";
+                                  << ", or any op `oflite ops` lists)";
 }
 
 Maybe<AttrMap> ParseArgs(const FunctionEntry& function, const std::vector<std::string>& pairs) {

@@ -21,7 +21,9 @@ struct FunctionEntry {
 };
 
 const std::vector<FunctionEntry>& Functions();
-// ValueError listing the known names when `name` is not one.
+// A function of the table, else any registered op by its type name (ops of op libraries reach
+// `run` and `bench` so), with the op's own attrs as arguments. ValueError listing the known
+// names when `name` is neither.
 Maybe<const FunctionEntry*> FindFunction(const std::string& name);
 // Parses NAME=VALUE pairs by each argument's type and fills defaults; errors name the argument.
 Maybe<AttrMap> ParseArgs(const FunctionEntry& function, const std::vector<std::string>& pairs);

@@ -3,12 +3,18 @@
 
 #include <CLI/CLI.hpp>
 
+#include "oneflow_lite/framework/op_library.h"
 #include "tools/oflite/commands.h"
 
 int main(int argc, char** argv) {
   google::InitGoogleLogging(argv[0]);
   CLI::App app{"oneflow_lite: an embeddable operator runtime"};
   app.require_subcommand(1);
+  // Op libraries load before any subcommand runs, so every command sees their ops.
+  std::vector<std::string> op_libraries;
+  app.add_option("--load", op_libraries,
+                 "Load an op library (a plugin .so) before the command; repeatable")
+      ->allow_extra_args(false);
 
   bool json = false;
   CLI::App* ops = app.add_subcommand("ops", "List every registered op with its kernels");
@@ -67,6 +73,12 @@ int main(int argc, char** argv) {
   // Library calls report failures as Maybe errors; this catches what the standard library
   // itself may throw (std::bad_alloc for a host buffer, ...) so nothing ends in an abort.
   try {
+    for (const std::string& path : op_libraries) {
+      const oflite::Maybe<void> loaded = oflite::LoadOpLibrary(path);
+      if (!loaded.ok()) {
+        return oflite::cli::ReportError(loaded.error());
+      }
+    }
     if (*ops) {
       return oflite::cli::OpsCommand(json);
     }

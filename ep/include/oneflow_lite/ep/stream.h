@@ -18,6 +18,11 @@ class Stream {
   virtual DeviceType device_type() const = 0;
   // Waits until everything launched on the stream has finished; reports asynchronous errors.
   virtual Maybe<void> Sync() = 0;
+  // For kernels that launch their own device code (op libraries, docs/ADDING_AN_OP.md): makes
+  // the stream's device current and returns the provider's own queue, a cudaStream_t on CUDA
+  // (cast it back); nullptr on the CPU, where work runs when launched. Typed as void* so that
+  // this header needs no device headers.
+  virtual Maybe<void*> NativeHandle() { return static_cast<void*>(nullptr); }
 };
 
 }  // namespace ep

@@ -1,0 +1,58 @@
+// Op libraries: ops, kernels and op test specs from outside liboneflow_lite, registered with the
+// same macros our own ops use (docs/ADDING_AN_OP.md). A library either links its ops in (its
+// registrars run at start-up, like ours) or is a plugin loaded at run time:
+//
+//   // in one source file of the plugin
+//   OFLITE_OP_LIBRARY();
+//
+//   // in the program (or: oflite --load libmy_ops.so <command> ...)
+//   OFLITE_JUST(oflite::LoadOpLibrary("/path/libmy_ops.so"));
+//
+// Loading registers what the library's static registrars register, owned by the library
+// (oneflow_lite/common/registration_owner.h). The load fails, and undoes every registration of
+// the library, when it registers an op, kernel, test spec or primitive factory that exists:
+// the error names the thing and both owners. A failed library stays mapped but inert, and
+// loading it again gives the same error (dlclose cannot promise to unload a C++ library, and
+// code it ran may have left pointers into it). Load libraries before other threads dispatch:
+// the registries are not locked against readers.
+#ifndef ONEFLOW_LITE_FRAMEWORK_OP_LIBRARY_H_
+#define ONEFLOW_LITE_FRAMEWORK_OP_LIBRARY_H_
+
+#include <string>
+#include <vector>
+
+#include "oneflow_lite/common/maybe.h"
+#include "oneflow_lite/version.h"
+
+namespace oflite {
+
+// The symbol OFLITE_OP_LIBRARY() defines: it returns the OFLITE_VERSION_STRING the library was
+// compiled against.
+constexpr const char* kOpLibraryEntrySymbol = "oflite_op_library_version";
+
+// Loads the shared library at `path` (dlopen; a name without '/' is a file in the current
+// directory when there is one, else searched as dlopen searches). Loading a library already
+// loaded, by any path, does nothing. ValueError with
+// dlopen's or dlsym's message when the file is missing or cannot load, or has no entry symbol;
+// ValueError when it was compiled against an incompatible version (another major version, or
+// for 0.x another minor one) or registers something that exists.
+Maybe<void> LoadOpLibrary(const std::string& path);
+
+// The real paths of the libraries loaded with LoadOpLibrary, in load order.
+std::vector<std::string> LoadedOpLibraries();
+
+// Whether a library compiled against `library_version` ("major.minor.patch") may run with
+// this one.
+bool IsCompatibleOpLibraryVersion(const std::string& library_version);
+
+}  // namespace oflite
+
+// Marks a shared library as an op library; place it once, at namespace scope, in one of its
+// source files.
+#define OFLITE_OP_LIBRARY()                                                                   \
+  extern "C" __attribute__((visibility("default"))) const char* oflite_op_library_version() { \
+    return OFLITE_VERSION_STRING;                                                             \
+  }                                                                                           \
+  static_assert(true, "")
+
+#endif  // ONEFLOW_LITE_FRAMEWORK_OP_LIBRARY_H_

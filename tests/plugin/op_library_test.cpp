@@ -1,0 +1,184 @@
+// LoadOpLibrary: a good library, the same one twice, a missing file, a file that is no shared
+// library, a library without the entry symbol or of another version, and libraries that
+// register what exists (a built-in op and kernel; another library's op). The libraries are
+// built from tests/plugin/libraries (tests/plugin/plugins.cmake). Each test leaves the process
+// as any order of the others expects: loads are idempotent and failed ones stay failed.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "oneflow_lite/oneflow_lite.h"
+#include "tests/support/test_util.h"
+#include "tools/oflite/function_table.h"
+
+namespace oflite {
+namespace {
+
+using test::ExpectError;
+using test::Unwrap;
+
+bool HasOp(const std::string& op_type) {
+  const std::vector<std::string> ops = OpRegistry::Global().OpTypes();
+  return std::count(ops.begin(), ops.end(), op_type) == 1;
+}
+
+bool HasTestSpec(const std::string& op_type) {
+  return OpTestRegistry::Global().Find(op_type) != nullptr;
+}
+
+bool HasFactory(const std::string& name) {
+  for (const primitive::FactoryEntry& entry : primitive::RegisteredFactories()) {
+    if (entry.name == name) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string RealPath(const std::string& path) { return std::filesystem::canonical(path).string(); }
+
+// What the registries hold, to check that a failed load changes none of it.
+struct RegistrySnapshot {
+  std::vector<std::string> ops;
+  std::vector<std::string> specs;
+  size_t softmax_kernels;
+  size_t factories;
+  std::vector<std::string> softmax_inputs;
+
+  static RegistrySnapshot Take() {
+    const OpSchema* softmax = Unwrap(OpRegistry::Global().Find("softmax"));
+    return {OpRegistry::Global().OpTypes(), OpTestRegistry::Global().OpTypes(),
+            KernelRegistry::Global().KernelsOf("softmax").size(),
+            primitive::RegisteredFactories().size(), softmax->inputs()};
+  }
+  bool operator==(const RegistrySnapshot& o) const {
+    return ops == o.ops && specs == o.specs && softmax_kernels == o.softmax_kernels &&
+           factories == o.factories && softmax_inputs == o.softmax_inputs;
+  }
+};
+
+TEST(OpLibraryTest, LoadsAGoodLibraryAndCallsItsOpByName) {
+  ASSERT_TRUE(LoadOpLibrary(OFLITE_TEST_PLUGIN_GOOD).ok());
+  EXPECT_TRUE(HasOp("plugin_scale"));
+  EXPECT_TRUE(HasTestSpec("plugin_scale"));
+  EXPECT_EQ(OpRegistry::Global().OwnerOf("plugin_scale"), RealPath(OFLITE_TEST_PLUGIN_GOOD));
+  EXPECT_EQ(OpRegistry::Global().OwnerOf("softmax"), kBuiltinOwner);
+
+  const Tensor x = Unwrap(Tensor::FromVector<double>({1, -2, 3}, Shape{3}));
+  const std::vector<Tensor> y = Unwrap(functional::Call("plugin_scale", {x}, {{"factor", 1.5}}));
+  ASSERT_EQ(y.size(), 1u);
+  EXPECT_EQ(Unwrap(y[0].ToVector<double>()), (std::vector<double>{1.5, -3, 4.5}));
+  // The CLI's `run` and `bench` reach it by name too, with its attrs as arguments.
+  const cli::FunctionEntry* entry = Unwrap(cli::FindFunction("plugin_scale"));
+  const AttrMap attrs = Unwrap(cli::ParseArgs(*entry, {"factor=-1"}));
+  EXPECT_EQ(Unwrap(Unwrap(entry->call({x}, attrs)).ToVector<double>()),
+            (std::vector<double>{-1, 2, -3}));
+}
+
+TEST(OpLibraryTest, LoadingTheSameLibraryAgainByAnyPathDoesNothing) {
+  ASSERT_TRUE(LoadOpLibrary(OFLITE_TEST_PLUGIN_GOOD).ok());
+  const RegistrySnapshot before = RegistrySnapshot::Take();
+  const std::filesystem::path path(OFLITE_TEST_PLUGIN_GOOD);
+  const std::string roundabout =
+      (path.parent_path() / ".." / path.parent_path().filename() / path.filename()).string();
+  ASSERT_TRUE(LoadOpLibrary(OFLITE_TEST_PLUGIN_GOOD).ok());
+  ASSERT_TRUE(LoadOpLibrary(roundabout).ok());
+  EXPECT_TRUE(RegistrySnapshot::Take() == before);
+  EXPECT_TRUE(HasOp("plugin_scale"));
+  EXPECT_EQ(KernelRegistry::Global().KernelsOf("plugin_scale").size(), 1u);
+  const std::vector<std::string> loaded = LoadedOpLibraries();
+  EXPECT_EQ(std::count(loaded.begin(), loaded.end(), RealPath(OFLITE_TEST_PLUGIN_GOOD)), 1);
+}
+
+TEST(OpLibraryTest, ABareFileNameIsAFileInTheCurrentDirectory) {
+  const std::filesystem::path path(OFLITE_TEST_PLUGIN_GOOD);
+  const std::filesystem::path cwd = std::filesystem::current_path();
+  std::filesystem::current_path(path.parent_path());
+  const Maybe<void> loaded = LoadOpLibrary(path.filename().string());
+  std::filesystem::current_path(cwd);
+  ASSERT_TRUE(loaded.ok()) << loaded.error().ToString();
+  EXPECT_EQ(OpRegistry::Global().OwnerOf("plugin_scale"), RealPath(OFLITE_TEST_PLUGIN_GOOD));
+}
+
+TEST(OpLibraryTest, AMissingFileIsAValueErrorWithTheLoadersMessage) {
+  const std::string path = "/nonexistent/libno_such_ops.so";
+  ExpectError(LoadOpLibrary(path), ErrorKind::kValueError,
+              {"LoadOpLibrary: cannot load " + path, "No such file or directory"});
+}
+
+TEST(OpLibraryTest, AFileThatIsNoSharedLibraryIsAValueError) {
+  const std::string path = ::testing::TempDir() + "oflite_not_a_library.so";
+  std::ofstream(path) << "not an ELF file\n";
+  ExpectError(LoadOpLibrary(path), ErrorKind::kValueError, {"cannot load " + path});
+  std::filesystem::remove(path);
+}
+
+TEST(OpLibraryTest, ALibraryWithoutTheEntrySymbolIsRefusedAndUndone) {
+  const RegistrySnapshot before = RegistrySnapshot::Take();
+  for (int attempt = 0; attempt < 2; ++attempt) {  // and stays refused
+    ExpectError(LoadOpLibrary(OFLITE_TEST_PLUGIN_NO_ENTRY), ErrorKind::kValueError,
+                {RealPath(OFLITE_TEST_PLUGIN_NO_ENTRY), "is not a oneflow_lite op library",
+                 "undefined symbol: oflite_op_library_version", "OFLITE_OP_LIBRARY()"});
+  }
+  EXPECT_FALSE(HasOp("plugin_no_entry"));
+  EXPECT_FALSE(HasTestSpec("plugin_no_entry"));
+  EXPECT_TRUE(KernelRegistry::Global().KernelsOf("plugin_no_entry").empty());
+  EXPECT_TRUE(RegistrySnapshot::Take() == before);
+}
+
+TEST(OpLibraryTest, ALibraryOfAnotherVersionIsRefused) {
+  ExpectError(LoadOpLibrary(OFLITE_TEST_PLUGIN_OLD_VERSION), ErrorKind::kValueError,
+              {"compiled against oneflow_lite 0.0.7", std::string("oneflow_lite ") + Version()});
+  EXPECT_FALSE(HasOp("plugin_old_version"));
+}
+
+TEST(OpLibraryTest, VersionsAreCompatibleWithinAMinorVersionBeforeOnePointZero) {
+  EXPECT_TRUE(IsCompatibleOpLibraryVersion(OFLITE_VERSION_STRING));
+  EXPECT_TRUE(IsCompatibleOpLibraryVersion(std::to_string(OFLITE_VERSION_MAJOR) + "." +
+                                           std::to_string(OFLITE_VERSION_MINOR) + ".99"));
+  EXPECT_FALSE(IsCompatibleOpLibraryVersion(std::to_string(OFLITE_VERSION_MAJOR + 1) + ".0.0"));
+  EXPECT_FALSE(IsCompatibleOpLibraryVersion("0.0.7"));
+  EXPECT_FALSE(IsCompatibleOpLibraryVersion("garbage"));
+  EXPECT_EQ(std::string(Version()), OFLITE_VERSION_STRING);
+}
+
+TEST(OpLibraryTest, ALibraryRegisteringABuiltInOpIsRefusedNamingBothAndUndone) {
+  const RegistrySnapshot before = RegistrySnapshot::Take();
+  const std::string library = RealPath(OFLITE_TEST_PLUGIN_CONFLICT);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    ExpectError(LoadOpLibrary(OFLITE_TEST_PLUGIN_CONFLICT), ErrorKind::kValueError,
+                {library + " registers op 'softmax', which is already registered by built-in",
+                 "kernel 'SoftmaxKernel' of op 'softmax', which is already registered by built-in",
+                 "nothing it registered was kept"});
+  }
+  EXPECT_TRUE(RegistrySnapshot::Take() == before);
+  EXPECT_FALSE(HasOp("plugin_conflict_extra"));
+  EXPECT_FALSE(HasTestSpec("plugin_conflict_extra"));
+  EXPECT_TRUE(KernelRegistry::Global().KernelsOf("plugin_conflict_extra").empty());
+  EXPECT_FALSE(HasFactory("plugin_conflict_probe"));
+  EXPECT_EQ(OpRegistry::Global().OwnerOf("softmax"), kBuiltinOwner);
+  const std::vector<std::string> loaded = LoadedOpLibraries();
+  EXPECT_EQ(std::count(loaded.begin(), loaded.end(), library), 0);
+}
+
+TEST(OpLibraryTest, TwoLibrariesRegisteringOneOpNameClashNamingBoth) {
+  ASSERT_TRUE(LoadOpLibrary(OFLITE_TEST_PLUGIN_GOOD).ok());
+  const RegistrySnapshot before = RegistrySnapshot::Take();
+  ExpectError(LoadOpLibrary(OFLITE_TEST_PLUGIN_RIVAL), ErrorKind::kValueError,
+              {RealPath(OFLITE_TEST_PLUGIN_RIVAL) + " registers op 'plugin_scale', which is " +
+                   "already registered by " + RealPath(OFLITE_TEST_PLUGIN_GOOD),
+               "op test spec 'plugin_scale'"});
+  EXPECT_TRUE(RegistrySnapshot::Take() == before);
+  EXPECT_EQ(OpRegistry::Global().OwnerOf("plugin_scale"), RealPath(OFLITE_TEST_PLUGIN_GOOD));
+}
+
+TEST(OpLibraryDeathTest, ADuplicateOutsideALoadIsAProgrammingError) {
+  // Both registrations built in (linked into the process): nothing could return an error.
+  EXPECT_DEATH(OpRegistry::Global().Register(OpSchemaBuilder("softmax").schema()),
+               "op 'softmax' is registered twice");
+}
+
+}  // namespace
+}  // namespace oflite

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The installed package from a consumer's side. Installs a built oneflow_lite into a temporary
+# prefix, checks what it holds, builds the out-of-tree example tools/examples/custom_op against
+# it with find_package(oneflow_lite) alone, runs the example's program, and proves the example's
+# op with the installed CLI: `oflite --load libexample_ops.so optest --op swiglu --device cpu`
+# (and --device cuda when the package has CUDA and a GPU is visible).
+#
+# Usage: tools/consumer_test.sh BUILD_DIR     (ctest runs it as consumer_example)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "$1" && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/oflite_consumer.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+prefix=$work/prefix
+fail() { echo "consumer_test: $*" >&2; exit 1; }
+
+cmake --install "$build" --prefix "$prefix" > /dev/null
+includes=$prefix/include/oneflow_lite
+config=$(find "$prefix" -name oneflow_liteConfig.cmake)
+[ -x "$prefix/bin/oflite" ] || fail "no bin/oflite in the prefix"
+[ -n "$config" ] || fail "no oneflow_liteConfig.cmake in the prefix"
+ls "$prefix"/lib*/liboneflow_lite.so > /dev/null || fail "no liboneflow_lite.so in the prefix"
+
+# The internals stay out, and every installed header compiles from the installed include root
+# alone (none reaches for a header that was not installed).
+for internal in ep/cpu ep/cuda ops kernels tools functional/dim_utils.h; do
+  [ ! -e "$includes/$internal" ] || fail "internal $internal was installed"
+done
+(cd "$includes" && find . -name '*.h' | sed 's|^\./\(.*\)|#include "\1"|') > "$work/all_headers.cpp"
+c++ -std=c++17 -fsyntax-only -Wall -Wextra -Werror -I"$includes" "$work/all_headers.cpp" ||
+  fail "the installed headers do not compile on their own"
+
+launcher=()
+if command -v ccache > /dev/null; then
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+fi
+cmake -S "$root/tools/examples/custom_op" -B "$work/example" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_CXX_FLAGS="-Wall -Wextra -Werror" "${launcher[@]}" \
+  > "$work/configure.log" || { cat "$work/configure.log"; fail "configuring the example failed"; }
+cmake --build "$work/example" || fail "building the example failed"
+
+"$work/example/swiglu_demo"
+oflite=("$prefix/bin/oflite" --load "$work/example/libexample_ops.so")
+"${oflite[@]}" ops | grep -qx "swiglu" || fail "oflite --load ... ops does not list swiglu"
+"${oflite[@]}" optest --op swiglu --device cpu
+if grep -q "set(oneflow_lite_WITH_CUDA ON)" "$config" && nvidia-smi -L > /dev/null 2>&1; then
+  "${oflite[@]}" optest --op swiglu --device cuda
+fi
+echo "consumer_test: the installed package builds and runs the example"

@@ -1,0 +1,29 @@
+// swiglu(x, gate) = x * silu(gate) = x * gate / (1 + exp(-gate)), elementwise, for x and gate
+// of one shape and one floating dtype: the gated unit of LLaMA-style MLPs, as an op from
+// outside oneflow_lite. The op's identity lives here, once: the kernels, the test spec and the
+// typed call use these names.
+#ifndef EXAMPLE_CUSTOM_OP_SWIGLU_H_
+#define EXAMPLE_CUSTOM_OP_SWIGLU_H_
+
+#include <type_traits>
+
+#include "oneflow_lite/oneflow_lite.h"
+
+namespace example {
+
+constexpr const char* kSwigluOp = "swiglu";
+constexpr const char* kSwigluX = "x";
+constexpr const char* kSwigluGate = "gate";
+constexpr const char* kSwigluY = "y";
+
+// The element types the kernels serve: oflite's floating dtypes.
+template <typename T>
+constexpr bool kIsFloating = std::is_floating_point_v<T> || std::is_same_v<T, oflite::float16> ||
+                             std::is_same_v<T, oflite::bfloat16>;
+
+// The typed call. By name it is oflite::functional::Call("swiglu", {x, gate}).
+oflite::Maybe<oflite::Tensor> Swiglu(const oflite::Tensor& x, const oflite::Tensor& gate);
+
+}  // namespace example
+
+#endif  // EXAMPLE_CUSTOM_OP_SWIGLU_H_

@@ -1,0 +1,60 @@
+// The swiglu op: its schema, shape and dtype inference, and SBP signatures. OFLITE_OP_LIBRARY()
+// marks the shared library as an op library that LoadOpLibrary and `oflite --load` accept.
+#include "swiglu.h"
+
+namespace example {
+namespace {
+
+using oflite::InferContext;
+using oflite::Maybe;
+using oflite::TensorDesc;
+namespace proto = oflite::proto;
+
+Maybe<void> InferSwiglu(InferContext* ctx) {
+  const TensorDesc& x = ctx->Input(kSwigluX);
+  const TensorDesc& gate = ctx->Input(kSwigluGate);
+  OFLITE_CHECK_OR_RETURN(x.shape == gate.shape, ValueError)
+      << "swiglu: x and gate must have the same shape, got x " << x.shape << " and gate "
+      << gate.shape;
+  OFLITE_CHECK_OR_RETURN(x.dtype == gate.dtype, TypeError)
+      << "swiglu: x and gate must have the same dtype, got x " << x.dtype << " and gate "
+      << gate.dtype;
+  *ctx->MutOutput(kSwigluY) = x;
+  return oflite::Ok();
+}
+
+proto::SbpSignature Signature(const proto::SbpParallel& x, const proto::SbpParallel& gate,
+                              const proto::SbpParallel& y) {
+  proto::SbpSignature signature;
+  (*signature.mutable_arg_sbp())[kSwigluX] = x;
+  (*signature.mutable_arg_sbp())[kSwigluGate] = gate;
+  (*signature.mutable_arg_sbp())[kSwigluY] = y;
+  return signature;
+}
+
+// Elements are independent, so every axis may be split, all arguments alike, or everything is
+// whole (B). y is linear in x: with gate whole, partial sums of x give partial sums of y.
+Maybe<std::vector<proto::SbpSignature>> SwigluSbp(const InferContext& ctx) {
+  std::vector<proto::SbpSignature> signatures;
+  for (int64_t axis = 0; axis < ctx.Input(kSwigluX).shape.rank(); ++axis) {
+    const proto::SbpParallel split = oflite::SplitSbp(axis);
+    signatures.push_back(Signature(split, split, split));
+  }
+  const proto::SbpParallel whole = oflite::BroadcastSbp();
+  const proto::SbpParallel partial = oflite::PartialSumSbp();
+  signatures.push_back(Signature(whole, whole, whole));
+  signatures.push_back(Signature(partial, whole, partial));
+  return signatures;
+}
+
+OFLITE_REGISTER_OP(kSwigluOp)
+    .Input(kSwigluX)
+    .Input(kSwigluGate)
+    .Output(kSwigluY)
+    .SetInferFn(InferSwiglu)
+    .SetSbpFn(SwigluSbp);
+
+}  // namespace
+}  // namespace example
+
+OFLITE_OP_LIBRARY();
