@@ -69,9 +69,10 @@ const Shape2 kShapes[] = {{1, 1},    {7, 31},    {64, 1024}, {3, 1025},  {4, 103
 
 // The path a forced implementation must take. Forward rows of whole 16-byte packs (the
 // tests' tensors start aligned) are held in registers when forced, up to 1024 threads of 32
-// values (64 for float16); by default past the warp's 1024 columns up to where that measured
-// faster than shared memory: float32 softmax 16384 columns, float32 log_softmax 4096, float16
-// softmax 32768, 16-bit log_softmax 8192, bfloat16 softmax 4096. Other rows go to shared memory,
+// values (64 for float16); by default from where that measured faster than the warp (float32
+// past its 1024 columns, 16-bit from 769) up to where it measured faster than shared memory:
+// float32 softmax 16384 columns, float32 log_softmax 4096, float16 softmax 32768, 16-bit
+// log_softmax 8192, bfloat16 softmax 4096. Other rows go to shared memory,
 // cached as stored (2 bytes an element for 16-bit types), when the row (and dy's for
 // backward) fits in the 227 KB a Hopper block may opt into, less a little for the block
 // reductions; past that, to the uncached kernel.
@@ -88,12 +89,13 @@ std::string ExpectedPath(SoftmaxImpl impl, DataType dtype, int64_t cols, bool ba
     }
     impl = SoftmaxImpl::kAuto;  // a forced path the shape cannot take falls back
   }
+  const int64_t auto_min = float32 ? 1025 : 769;
+  const int64_t auto_max = float32 ? (log ? 4096 : 16384) : log ? 8192 : float16 ? 32768 : 4096;
+  if (impl == SoftmaxImpl::kAuto && register_fits && cols >= auto_min && cols <= auto_max) {
+    return "register";
+  }
   if ((impl == SoftmaxImpl::kAuto || impl == SoftmaxImpl::kWarp) && cols <= 1024) {
     return "warp";
-  }
-  const int64_t auto_max = float32 ? (log ? 4096 : 16384) : log ? 8192 : float16 ? 32768 : 4096;
-  if (impl == SoftmaxImpl::kAuto && register_fits && cols <= auto_max) {
-    return "register";
   }
   const int64_t bytes_per_row = (cols + 16) * static_cast<int64_t>(DataTypeSize(dtype));
   const int64_t smem = bytes_per_row * (backward ? 2 : 1);

@@ -1,5 +1,6 @@
 // The block-register softmax forward: a row per block, held in the threads' registers as the
-// warp kernel holds one, for rows too long for a warp whose packs are aligned. Against the
+// warp kernel holds one, for aligned rows too long for a warp (and 16-bit rows of 769-1024
+// columns, which it serves faster than the warp kernel). Against the
 // shared-memory kernel it reads the row once into registers (no shared memory round trip) and
 // computes exp once, and every thread issues all its loads before the first reduction, so more
 // bytes are in flight per thread.

@@ -2,11 +2,12 @@
 // row-major matrix. Framework-free: launchers return cudaError_t; softmax.cu turns that into
 // Maybe and picks the implementation.
 //
-// Three implementations:
+// Three implementations here, and a fourth in softmax_block_register.cuh:
 //   warp           cols <= 1024: a row per group of kWidth lanes, the row in registers,
 //                  kRowsPerAccess rows per group, packs of kPack elements per load
 //   block smem     a row per block, cached in shared memory (compute type), so it is read once
 //   block uncached a row per block, re-read from global memory (rows too long for shared memory)
+//   block register (forward, aligned rows) a row per block in the threads' registers
 // All index with int64_t. NaN and infinities propagate as in PyTorch: a NaN or +inf anywhere in
 // a row, or a row of only -inf, makes the row NaN (through the sum).
 #ifndef ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SOFTMAX_KERNELS_CUH_

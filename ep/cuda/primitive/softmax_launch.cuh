@@ -283,14 +283,19 @@ inline int RegisterBlockFor(int64_t cols, int values) {
 
 // Values per thread where the register path runs by default, 0 where the shared-memory kernel
 // measured faster (H200, 49152 rows, docs/BENCHMARKS.md). Small blocks of many values win;
-// blocks of 1024 threads lose (one per SM, nothing overlaps their reductions).
-//   float32   softmax to 16384 columns, log_softmax to 4096 (its double row sum costs
-//             registers); 16 values while blocks stay within 192 threads, else 32
+// blocks of 1024 threads lose (one per SM, nothing overlaps their reductions). From 769
+// columns on, 16-bit rows leave the warp path for this one too: held as loaded they keep
+// twice the bytes in flight (1024 columns: log_softmax 3392 -> 3754 GB/s in float16).
+//   float32   past the warp's 1024 columns: softmax to 16384, log_softmax to 4096 (its double
+//             row sum costs registers); 16 values while blocks stay within 192 threads, else 32
 //   float16   softmax to 32768: 32 values to 4096 columns, 64 beyond; log_softmax to 8192: 32
 //   bfloat16  softmax to 4096, log_softmax to 8192: 32 values
 template <typename T, Algorithm kAlgorithm>
 int RegisterAutoValues(int64_t cols) {
   constexpr bool kSoftmax = kAlgorithm == Algorithm::kSoftmax;
+  if (cols <= (std::is_same_v<T, float> ? kMaxWarpCols : 768)) {
+    return 0;
+  }
   if constexpr (std::is_same_v<T, float>) {
     if (cols > (kSoftmax ? 16384 : 4096)) {
       return 0;
@@ -356,12 +361,12 @@ cudaError_t Launch(const CudaDeviceProperties& props, cudaStream_t stream, int64
     if (forced == SoftmaxImpl::kBlockUncached) {
       return LaunchBlockUncached<T, kAlgorithm>(props, stream, rows, cols, a, dy, out, info);
     }
-    if (cols <= kMaxWarpCols && forced != SoftmaxImpl::kBlockSmem) {
-      return LaunchWarpPath<T, kAlgorithm>(props, stream, rows, cols, a, dy, out, info);
-    }
     if (forced == SoftmaxImpl::kAuto && register_fits &&
         RegisterAutoValues<T, kAlgorithm>(cols) > 0) {
       return LaunchBlockRegisterPath<T, kAlgorithm>(props, stream, rows, cols, a, out, info);
+    }
+    if (cols <= kMaxWarpCols && forced != SoftmaxImpl::kBlockSmem) {
+      return LaunchWarpPath<T, kAlgorithm>(props, stream, rows, cols, a, dy, out, info);
     }
     bool launched = false;
     const cudaError_t err =
