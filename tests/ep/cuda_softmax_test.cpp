@@ -319,31 +319,40 @@ TEST_F(CudaSoftmaxTest, NonLastDimsOf3dAnd4dTensors) {
   }
 }
 
-// More than 2^31 elements: 64-bit indexing. Large (4.3 GB of float16 each way): runs only with
+// More than 2^31 elements: 64-bit indexing, on the shared-memory path (rows of 1025) and the
+// register path (rows of 1024). Large (4.3 GB of float16 each way): runs only with
 // OFLITE_LARGE_TESTS=1.
 TEST_F(CudaSoftmaxTest, LargeTensorBeyondTwoToThe31Elements) {
   if (std::getenv("OFLITE_LARGE_TESTS") == nullptr) {
     GTEST_SKIP() << "set OFLITE_LARGE_TESTS=1";
   }
-  const int64_t rows = (int64_t{1} << 21) + 3, cols = 1025;  // 2.15e9 elements
-  const Shape shape = {rows, cols};
-  std::vector<float16> host(static_cast<size_t>(rows * cols));
-  for (size_t i = 0; i < host.size(); ++i) {  // cheap hash, not zeros, not periodic per row
-    host[i] = float16(static_cast<float>((i * 2654435761u) % 8192) / 1024.0f - 4.0f);
-  }
-  const Tensor x = Unwrap(
-      Tensor::FromHost(host.data(), host.size() * 2, shape, DataType::kFloat16, Device::Cuda(0)));
-  const Tensor y = Unwrap(functional::Softmax(x, 1));
-  std::vector<float16> out(host.size());
-  ASSERT_TRUE(y.CopyToHost(out.data(), out.size() * 2).ok());
-  for (int64_t row : {int64_t{0}, rows / 2, rows - 1}) {  // the last row lies past 2^31
-    std::vector<double> xr, yr;
-    for (int64_t c = 0; c < cols; ++c) {
-      xr.push_back(host[static_cast<size_t>(row * cols + c)]);
-      yr.push_back(out[static_cast<size_t>(row * cols + c)]);
+  for (const auto& [cols, path] : {std::pair<int64_t, std::string>{1025, "[smem "},
+                                   std::pair<int64_t, std::string>{1024, "[register "}}) {
+    const int64_t rows = (int64_t{1} << 21) + 3;  // over 2^31 elements either way
+    const Shape shape = {rows, cols};
+    std::vector<float16> host(static_cast<size_t>(rows * cols));
+    for (size_t i = 0; i < host.size(); ++i) {  // cheap hash, not zeros, not periodic per row
+      host[i] = float16(static_cast<float>((i * 2654435761u) % 8192) / 1024.0f - 4.0f);
     }
-    ExpectAllClose(yr, ReferenceSoftmax(xr, Shape{1, cols}, 1, false), 1e-3,
-                   "large row " + std::to_string(row), SmallestNormal(DataType::kFloat16));
+    const Tensor x = Unwrap(
+        Tensor::FromHost(host.data(), host.size() * 2, shape, DataType::kFloat16, Device::Cuda(0)));
+    DispatchTrace trace;
+    const Tensor y = Unwrap(functional::Softmax(x, 1));
+    ASSERT_EQ(trace.records().size(), 1u);
+    EXPECT_NE(trace.records()[0].primitives[0].find(path), std::string::npos)
+        << trace.records()[0].primitives[0];
+    std::vector<float16> out(host.size());
+    ASSERT_TRUE(y.CopyToHost(out.data(), out.size() * 2).ok());
+    for (int64_t row : {int64_t{0}, rows / 2, rows - 1}) {  // the last row lies past 2^31
+      std::vector<double> xr, yr;
+      for (int64_t c = 0; c < cols; ++c) {
+        xr.push_back(host[static_cast<size_t>(row * cols + c)]);
+        yr.push_back(out[static_cast<size_t>(row * cols + c)]);
+      }
+      ExpectAllClose(yr, ReferenceSoftmax(xr, Shape{1, cols}, 1, false), 1e-3,
+                     "large row " + std::to_string(row) + " of " + std::to_string(cols),
+                     SmallestNormal(DataType::kFloat16));
+    }
   }
 }
 
