@@ -109,6 +109,9 @@ bool IsCompatibleOpLibraryVersion(const std::string& library_version) {
 }
 
 Maybe<void> LoadOpLibrary(const std::string& path) {
+  // dlopen("") would hand back the running program itself.
+  OFLITE_CHECK_OR_RETURN(!path.empty(), ValueError)
+      << "LoadOpLibrary: the path is empty (expected the path of a shared library)";
   LibraryTable& table = Libraries();
   std::lock_guard<std::mutex> lock(table.mutex);
   const std::string dlopen_path = DlopenPath(path);

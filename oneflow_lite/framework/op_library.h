@@ -35,7 +35,12 @@ constexpr const char* kOpLibraryEntrySymbol = "oflite_op_library_version";
 // loaded, by any path, does nothing. ValueError with
 // dlopen's or dlsym's message when the file is missing or cannot load, or has no entry symbol;
 // ValueError when it was compiled against an incompatible version (another major version, or
-// for 0.x another minor one) or registers something that exists.
+// for 0.x another minor one) or registers something that exists; ValueError for an empty path.
+// The version string is read after dlopen has run the library's registrars: what keeps a
+// library built against an incompatible oneflow_lite from running at all is the soname
+// (liboneflow_lite.so.MAJOR.MINOR), which the dynamic loader resolves first; the string check
+// catches what the soname lets through (a library built against another release of the same
+// soname) and names both versions.
 Maybe<void> LoadOpLibrary(const std::string& path);
 
 // The real paths of the libraries loaded with LoadOpLibrary, in load order.

@@ -2,7 +2,9 @@
 
 #include <glog/logging.h>
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "oneflow_lite/common/registration_owner.h"
 
@@ -33,17 +35,40 @@ double RoundToDtype(double value, DataType dtype) {
   });
 }
 
+namespace {
+
+// The whole numbers an integer dtype holds, as doubles (exactly representable: |v| < 2^53 is
+// all int64 values a generator needs; the ends are only bounds).
+std::pair<double, double> WholeRange(DataType dtype) {
+  switch (dtype) {
+    case DataType::kInt8:
+      return {-128.0, 127.0};
+    case DataType::kUInt8:
+      return {0.0, 255.0};
+    case DataType::kInt32:
+      return {-2147483648.0, 2147483647.0};
+    default:  // int64 (and unused for bool and floating dtypes)
+      return {-9007199254740992.0, 9007199254740992.0};
+  }
+}
+
+}  // namespace
+
 HostTensor RandomHostTensor(CaseRng& rng, const Shape& shape, DataType dtype, double lo,
                             double hi) {
   HostTensor t{shape, dtype, std::vector<double>(static_cast<size_t>(shape.elem_cnt()))};
   const bool whole = !IsFloatingDataType(dtype);
+  // Integers: [lo, hi] clipped to what the dtype holds (a negative value is no uint8); a range
+  // that holds none of them gives its clipped lower end.
+  const auto [min, max] = WholeRange(dtype);
+  const double whole_lo = std::min(std::max(std::ceil(lo), min), max);
+  const double whole_hi = std::max(std::min(std::floor(hi), max), whole_lo);
+  const auto int_lo = static_cast<int64_t>(whole_lo), int_hi = static_cast<int64_t>(whole_hi);
   for (double& v : t.values) {
     if (dtype == DataType::kBool) {
       v = rng.Chance(0.5) ? 1.0 : 0.0;
     } else if (whole) {
-      v = RoundToDtype(static_cast<double>(rng.Int(static_cast<int64_t>(std::ceil(lo)),
-                                                   static_cast<int64_t>(std::floor(hi)))),
-                       dtype);
+      v = static_cast<double>(rng.Int(int_lo, int_hi));
     } else {
       v = RoundToDtype(rng.Uniform(lo, hi), dtype);
     }

@@ -58,8 +58,9 @@ struct HostTensor {
   std::vector<double> values;  // row-major, shape.elem_cnt() of them
 };
 
-// Values uniform in [lo, hi), rounded to what `dtype` holds (integers and bool: whole numbers
-// in range, bool 0/1), so the reference sees exactly the inputs the kernel sees.
+// Values uniform in [lo, hi), rounded to what `dtype` holds, so the reference sees exactly the
+// inputs the kernel sees: integers are whole numbers in [lo, hi] clipped to the dtype's range,
+// bool is 0 or 1.
 HostTensor RandomHostTensor(CaseRng& rng, const Shape& shape, DataType dtype, double lo = -4.0,
                             double hi = 4.0);
 // `value` as `dtype` holds it, as a C++ cast gives it (float16/bfloat16 to nearest even,

@@ -201,6 +201,25 @@ TEST_F(CudaSoftmaxTest, ForcedPathsAreTheOnesThatRan) {
   EXPECT_NE(RunOnCuda({d}, false, false, 1).launch.find("[uncached"), std::string::npos);
 }
 
+// More rows than the grid has blocks: each block of the register path loops over rows and
+// reuses its shared reduction slots (rows of 32 columns: blocks of 32 threads, a grid of
+// SMs x 64 x 32 waves, under 300k blocks on Hopper). Every row is checked.
+TEST_F(CudaSoftmaxTest, RegisterPathBlocksLoopOverMoreRowsThanTheGrid) {
+  ep::ScopedSoftmaxImpl forced(SoftmaxImpl::kBlockRegister);
+  const Shape shape = {600000, 32};
+  for (DataType dtype : {DataType::kFloat32, DataType::kFloat16}) {
+    for (bool log : {false, true}) {
+      const std::vector<double> x =
+          RoundTo(RandomValues(static_cast<size_t>(shape.elem_cnt()), 77), dtype);
+      const RunResult r = RunOnCuda({MakeTensor(x, shape, dtype)}, log, false, 1);
+      ExpectAllClose(r.values, ReferenceSoftmax(x, shape, 1, log), SoftmaxTolerance(dtype),
+                     std::string(DataTypeName(dtype)) + (log ? " log " : " ") + r.launch,
+                     SmallestNormal(dtype), SoftmaxScale(x, shape, 1, log));
+      EXPECT_NE(r.launch.find("[register "), std::string::npos) << r.launch;
+    }
+  }
+}
+
 // The dynamic shared-memory limit is one value per kernel: sizes that shrink and grow again,
 // and a size just under 48 KB with the block reductions' static memory on top, must all run.
 TEST_F(CudaSoftmaxTest, SharedMemorySizesInAnyOrder) {

@@ -32,6 +32,7 @@ constexpr const char* kFaultyScaleOp = "optest_faulty_scale";
 constexpr const char* kWrongKindOp = "optest_scale_wrong_kind";
 constexpr const char* kSumRowsOp = "optest_sum_rows";
 constexpr const char* kUnspeccedOp = "optest_unspecced";
+constexpr const char* kShortReferenceOp = "optest_short_reference";
 constexpr const char* kX = "x";
 constexpr const char* kY = "y";
 
@@ -138,6 +139,11 @@ OFLITE_REGISTER_OP(kFaultyScaleOp).Input(kX).Output(kY).SetInferFn(InferScale).S
 OFLITE_REGISTER_OP(kWrongKindOp).Input(kX).Output(kY).SetInferFn(InferScale).SetSbpFn(ScaleSbp);
 OFLITE_REGISTER_OP(kUnspeccedOp).Input(kX).Output(kY).SetInferFn(InferScale).SetSbpFn(ScaleSbp);
 OFLITE_REGISTER_OP(kSumRowsOp).Input(kX).Output(kY).SetInferFn(InferSumRows).SetSbpFn(SumRowsSbp);
+OFLITE_REGISTER_OP(kShortReferenceOp)
+    .Input(kX)
+    .Output(kY)
+    .SetInferFn(InferScale)
+    .SetSbpFn(ScaleSbp);
 
 const bool kKernelsRegistered = [] {
   RegisterHostKernel(kScaleOp, Scale);
@@ -145,6 +151,7 @@ const bool kKernelsRegistered = [] {
   RegisterHostKernel(kWrongKindOp, Scale);
   RegisterHostKernel(kUnspeccedOp, Scale);
   RegisterHostKernel(kSumRowsOp, SumRows);
+  RegisterHostKernel(kShortReferenceOp, Scale);
   return true;
 }();
 
@@ -198,6 +205,18 @@ OFLITE_REGISTER_OP_TEST(kScaleOp, ScaleSpec(RightKind));
 OFLITE_REGISTER_OP_TEST(kFaultyScaleOp, ScaleSpec(RightKind));
 OFLITE_REGISTER_OP_TEST(kWrongKindOp, ScaleSpec(WrongKind));
 OFLITE_REGISTER_OP_TEST(kSumRowsOp, SumRowsSpec());
+
+// A spec bug: the reference's values do not fill its shape.
+OpTestSpec ShortReferenceSpec() {
+  OpTestSpec spec = ScaleSpec(RightKind);
+  spec.reference = [](const OpCase& c) -> Maybe<std::vector<HostTensor>> {
+    HostTensor y = c.inputs[0];
+    y.values.pop_back();
+    return std::vector<HostTensor>{y};
+  };
+  return spec;
+}
+OFLITE_REGISTER_OP_TEST(kShortReferenceOp, ShortReferenceSpec());
 
 // ---------------------------------------------------------------------------------------------
 
@@ -341,6 +360,35 @@ TEST(OptestRunner, OpWithoutSpecIsUntestedAndFails) {
             "FAIL optest_unspecced: untested (no OpTestSpec is registered for it)\n");
 }
 
+TEST(OptestRunner, AnOpNamedTwiceRunsOnce) {
+  const optest::Report report = RunOps({kScaleOp, kScaleOp});
+  ASSERT_EQ(report.groups.size(), 1u);
+  EXPECT_EQ(optest::ClosingLine(report), "1 passed, 0 failed");
+}
+
+// A --dtype no kernel serves selects nothing: that fails rather than passing empty.
+TEST(OptestRunner, ADtypeFilterThatSelectsNothingFails) {
+  optest::Options options;
+  options.ops = {kScaleOp};
+  options.devices = {DeviceType::kCPU};
+  options.dtypes = {DataType::kInt32};
+  const Maybe<optest::Report> report = optest::Run(options);
+  ASSERT_TRUE(report.ok()) << report.error().ToString();
+  EXPECT_EQ(optest::ClosingLine(report.value()), "0 passed, 1 failed");
+  EXPECT_TRUE(Contains(optest::GroupLines(report.value().groups[0], report.value().seed),
+                       "among --dtype int32"))
+      << optest::GroupLines(report.value().groups[0], report.value().seed);
+}
+
+TEST(OptestRunner, AReferenceThatDoesNotFillItsShapeIsASpecFailure) {
+  const optest::Report report = RunOps({kShortReferenceOp});
+  ASSERT_EQ(report.groups.size(), 1u);
+  const std::vector<optest::Failure> spec_failures = FailuresOf(report, "spec");
+  ASSERT_EQ(spec_failures.size(), 6u) << optest::ReportToJson(report);
+  EXPECT_TRUE(Contains(spec_failures[0].message, "the reference is malformed"))
+      << spec_failures[0].message;
+}
+
 TEST(OptestRunner, UnknownOpAndInvisibleDeviceAreOptionErrors) {
   optest::Options options;
   options.ops = {"optest_no_such_op"};
@@ -407,6 +455,20 @@ TEST(OptestRunner, ListShowsDevicesDtypesAndSignatures) {
 
 // ---------------------------------------------------------------------------------------------
 // The split and partial-sum helpers.
+
+// Integer inputs are drawn within the dtype's range (a negative double cast to uint8 is
+// undefined behaviour), whatever range the spec asks for.
+TEST(OptestSpec, RandomIntegersStayInTheDtypesRange) {
+  CaseRng rng(7);
+  const HostTensor u8 = RandomHostTensor(rng, Shape{256}, DataType::kUInt8);  // asks [-4, 4]
+  const HostTensor i8 = RandomHostTensor(rng, Shape{256}, DataType::kInt8, -1000, 1000);
+  EXPECT_EQ(*std::min_element(u8.values.begin(), u8.values.end()), 0.0);
+  EXPECT_EQ(*std::max_element(u8.values.begin(), u8.values.end()), 4.0);
+  EXPECT_GE(*std::min_element(i8.values.begin(), i8.values.end()), -128.0);
+  EXPECT_LE(*std::max_element(i8.values.begin(), i8.values.end()), 127.0);
+  const HostTensor none = RandomHostTensor(rng, Shape{3}, DataType::kUInt8, -5, -1);
+  EXPECT_EQ(none.values, (std::vector<double>{0, 0, 0}));  // no value in range: the clipped end
+}
 
 TEST(OptestSbp, BalancedRangesDifferByAtMostOneAndMayBeEmpty) {
   auto sizes = [](int64_t dim, int64_t k) {

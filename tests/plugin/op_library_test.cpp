@@ -108,6 +108,12 @@ TEST(OpLibraryTest, AMissingFileIsAValueErrorWithTheLoadersMessage) {
               {"LoadOpLibrary: cannot load " + path, "No such file or directory"});
 }
 
+TEST(OpLibraryTest, AnEmptyPathIsAValueErrorNotTheRunningProgram) {
+  const std::vector<std::string> before = LoadedOpLibraries();
+  ExpectError(LoadOpLibrary(""), ErrorKind::kValueError, {"LoadOpLibrary: the path is empty"});
+  EXPECT_EQ(LoadedOpLibraries(), before);
+}
+
 TEST(OpLibraryTest, AFileThatIsNoSharedLibraryIsAValueError) {
   const std::string path = ::testing::TempDir() + "oflite_not_a_library.so";
   std::ofstream(path) << "not an ELF file\n";

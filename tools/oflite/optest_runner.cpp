@@ -79,8 +79,14 @@ std::vector<DeviceType> RunDevices(const Options& options) {
 
 // The named ops, or every op with a schema or a spec (a spec without a schema fails).
 std::vector<std::string> SelectedOps(const Options& options) {
-  if (!options.ops.empty()) {
-    return options.ops;
+  if (!options.ops.empty()) {  // in the order given; an op named twice runs once
+    std::vector<std::string> named;
+    for (const std::string& op : options.ops) {
+      if (std::find(named.begin(), named.end(), op) == named.end()) {
+        named.push_back(op);
+      }
+    }
+    return named;
   }
   std::set<std::string> ops;
   for (const std::string& op : OpRegistry::Global().OpTypes()) {
@@ -167,6 +173,17 @@ Maybe<void> CheckReference(const GroupContext& g, const std::vector<HostTensor>&
     OFLITE_JUST(ExpectClose(outputs[i], expected[i],
                             ErrorBudget(expected[i], tolerance(expected[i].dtype)),
                             "output '" + g.schema.outputs()[i] + "' against the reference"));
+  }
+  return Ok();
+}
+
+// Every tensor holds exactly as many values as its shape has elements.
+Maybe<void> CheckFilled(const std::vector<HostTensor>& tensors) {
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    OFLITE_CHECK_OR_RETURN(
+        static_cast<int64_t>(tensors[i].values.size()) == tensors[i].shape.elem_cnt(), RuntimeError)
+        << "output " << i << " has " << tensors[i].values.size() << " values for shape "
+        << tensors[i].shape << " of " << tensors[i].shape.elem_cnt() << " elements";
   }
   return Ok();
 }
@@ -263,7 +280,10 @@ void CheckValidCase(const GroupContext& g, uint64_t case_seed, CaseRecorder* rec
     return;
   }
   const auto expected = g.spec.reference(c);
-  if (expected.ok()) {
+  const Maybe<void> well_formed = expected.ok() ? CheckFilled(expected.value()) : Ok();
+  if (!well_formed.ok()) {
+    recorder->Fail(kCheckSpec, "the reference is malformed: " + ErrorText(well_formed.error()));
+  } else if (expected.ok()) {
     recorder->Check(kCheckReference, CheckReference(g, outputs.value(), expected.value()));
   } else {
     recorder->Fail(kCheckSpec, "the reference failed: " + ErrorText(expected.error()));
@@ -371,10 +391,13 @@ void RunOp(const std::string& op, const Options& options, const Callbacks& callb
       ran = true;
     }
   }
-  if (!ran && options.dtypes.empty()) {
+  // Nothing run is a failure, also when --dtype narrowed it to nothing: a filter that selects
+  // nothing must not pass silently.
+  if (!ran) {
     sink->AddOpFailure(
         op, kCheckUntested,
-        "no kernel on the devices run serves a dtype of its spec (" + Join(spec->dtypes) + ")");
+        "no kernel on the devices run serves a dtype of its spec (" + Join(spec->dtypes) + ")" +
+            (options.dtypes.empty() ? "" : " among --dtype " + Join(options.dtypes)));
   }
 }
 
