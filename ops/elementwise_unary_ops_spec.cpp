@@ -120,7 +120,7 @@ OpTestSpec CastSpec() {
   spec.dtypes = AllDataTypes();
   spec.generate = CastCase;
   spec.reference = CastReference;
-  spec.tolerance = [](DataType) { return Tolerance{0, 0}; };
+  spec.tolerance = [](const OpCase&, DataType) { return Tolerance{0, 0}; };
   spec.invalid = [](DataType dtype, CaseRng& rng) {
     const OpCase valid = CastCase(dtype, rng);
     std::vector<InvalidCase> cases = CommonInvalidCases(valid, AllDataTypes(), rng);

@@ -2,6 +2,7 @@
 // of 0 to 17, every transpose combination (the stored operands flip), alpha, broadcast batch
 // dims and each activation, against the loops of ops/matmul_reference.h.
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 #include <string>
 #include <vector>
@@ -147,21 +148,40 @@ Maybe<std::vector<HostTensor>> FusedReference(const OpCase& c) {
       c.inputs[0], c.inputs[1], c.inputs[2], transpose_a, transpose_b, activation, leaky_alpha)};
 }
 
-// A K-term product's rounding error scales with the size of its terms, K max|a| max|b| |alpha|
-// (<= kMaxDim kMaxAlpha here), not with the result, which can cancel to near 0; so the
-// absolute part of the dtype's default tolerance is taken relative to that size. The fused op
-// adds the bias (|bias| <= 1) and an activation of slope <= kSteepestActivation; on CUDA its
-// 16-bit gelu, gelu_tanh and leaky_relu epilogues also round the biased sum (of size up to
-// kMaxDim + 1) to the dtype before the activation, an error the same bound holds.
-Tolerance MatmulTolerance(DataType dtype) {
+double MaxAbs(const HostTensor& t) {
+  double m = 0;
+  for (double v : t.values) {
+    m = std::max(m, std::abs(v));
+  }
+  return m;
+}
+
+// K max|a| max|b| of this case: the size of one output's terms. The stored a is (.., m, k),
+// or (.., k, m) when transposed.
+double ProductTermSize(const OpCase& c) {
+  const HostTensor& a = c.inputs[0];
+  const bool transpose_a =
+      c.attrs.Has(kMatmulTransposeA) && c.attrs.Get<bool>(kMatmulTransposeA).value();
+  const int64_t k = a.shape.rank() < 2 ? 0 : a.shape[a.shape.rank() - (transpose_a ? 2 : 1)];
+  return static_cast<double>(k) * MaxAbs(a) * MaxAbs(c.inputs[1]);
+}
+
+// A K-term product's rounding error scales with the size of its terms, K max|a| max|b| |alpha|,
+// not with the result, which can cancel to near 0; so the absolute part of the dtype's default
+// tolerance is taken relative to that size, this case's (at least 1). The fused op adds the
+// bias and an activation of slope <= kSteepestActivation; on CUDA its 16-bit gelu, gelu_tanh
+// and leaky_relu epilogues also round the biased sum (of size up to the terms plus max|bias|)
+// to the dtype before the activation, an error the same bound holds.
+Tolerance MatmulTolerance(const OpCase& c, DataType dtype) {
+  const double alpha = c.attrs.Has(kMatmulAlpha) ? c.attrs.Get<double>(kMatmulAlpha).value() : 1;
   Tolerance t = DefaultTolerance(dtype);
-  t.atol *= kMaxDim * kMaxAlpha;
+  t.atol *= std::max(1.0, ProductTermSize(c) * std::abs(alpha));
   return t;
 }
 
-Tolerance FusedTolerance(DataType dtype) {
+Tolerance FusedTolerance(const OpCase& c, DataType dtype) {
   Tolerance t = DefaultTolerance(dtype);
-  t.atol *= (kMaxDim + 1) * kSteepestActivation;
+  t.atol *= std::max(1.0, (ProductTermSize(c) + MaxAbs(c.inputs[2])) * kSteepestActivation);
   return t;
 }
 

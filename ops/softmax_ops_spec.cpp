@@ -102,7 +102,7 @@ Maybe<std::vector<HostTensor>> GradReference(bool log, const OpCase& c) {
 // softmax's outputs are compared relative to themselves (DESIGN.md's bounds). float16 adds a
 // floor at its smallest normal 2^-14: the tiniest outputs here, down to exp(-8) / 131072, are
 // float16 subnormals, which hold only absolute precision.
-Tolerance SoftmaxOutputTolerance(DataType dtype) {
+Tolerance SoftmaxOutputTolerance(const OpCase&, DataType dtype) {
   const double tol = SoftmaxTolerance(dtype);
   return {tol, dtype == DataType::kFloat16 ? tol * 0x1p-14 : 0.0};
 }
@@ -113,7 +113,7 @@ Tolerance SoftmaxOutputTolerance(DataType dtype) {
 // units, at most 1 + cols) for log_softmax_grad, with |dy| <= 1. DESIGN.md's bound taken on a
 // term of size 1 (atol = tol) holds them: the compute types (float for 16-bit) lose ~1e-7 of a
 // term, 100x below it for float32 (the tightest).
-Tolerance TermTolerance(DataType dtype) {
+Tolerance TermTolerance(const OpCase&, DataType dtype) {
   const double tol = SoftmaxTolerance(dtype);
   return {tol, tol};
 }

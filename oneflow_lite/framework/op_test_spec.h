@@ -98,8 +98,9 @@ struct OpTestSpec {
   std::function<OpCase(DataType dtype, CaseRng& rng)> generate;
   // The outputs, in the schema's output order, with the dtypes they must have.
   std::function<Maybe<std::vector<HostTensor>>(const OpCase& c)> reference;
-  // Optional: defaults to DefaultTolerance(output dtype).
-  std::function<Tolerance(DataType dtype)> tolerance;
+  // Optional: defaults to DefaultTolerance(output dtype). Gets the case, so that a bound can
+  // follow its sizes (a K-term product's error grows with K).
+  std::function<Tolerance(const OpCase& c, DataType dtype)> tolerance;
   // Calls that must fail (wrong rank, bad attr, mismatched shapes...), a few per dtype.
   std::function<std::vector<InvalidCase>(DataType dtype, CaseRng& rng)> invalid;
 };

@@ -119,9 +119,11 @@ std::vector<TensorDesc> DescsOf(const std::vector<HostTensor>& tensors) {
   return descs;
 }
 
-std::function<Tolerance(DataType)> ToleranceOf(const OpTestSpec& spec) {
+// The spec's tolerance for this case, per output dtype (the default when it has none). Holds
+// references to spec and c: use it while both live.
+std::function<Tolerance(DataType)> ToleranceOf(const OpTestSpec& spec, const OpCase& c) {
   if (spec.tolerance) {
-    return spec.tolerance;
+    return [&spec, &c](DataType dtype) { return spec.tolerance(c, dtype); };
   }
   return DefaultTolerance;
 }
@@ -164,11 +166,12 @@ class CaseRecorder {
   uint64_t case_seed_;
 };
 
-Maybe<void> CheckReference(const GroupContext& g, const std::vector<HostTensor>& outputs,
+Maybe<void> CheckReference(const GroupContext& g, const OpCase& c,
+                           const std::vector<HostTensor>& outputs,
                            const std::vector<HostTensor>& expected) {
   OFLITE_CHECK_OR_RETURN(expected.size() == outputs.size(), RuntimeError)
       << "the reference gives " << expected.size() << " output(s), the op " << outputs.size();
-  const auto tolerance = ToleranceOf(g.spec);
+  const auto tolerance = ToleranceOf(g.spec, c);
   for (size_t i = 0; i < outputs.size(); ++i) {
     OFLITE_JUST(ExpectClose(outputs[i], expected[i],
                             ErrorBudget(expected[i], tolerance(expected[i].dtype)),
@@ -220,7 +223,7 @@ void CheckSbp(const GroupContext& g, const OpCase& c, const AttrMap& attrs,
     recorder->Fail(kCheckSbp, "listing the signatures failed: " + ErrorText(signatures.error()));
     return;
   }
-  const SbpCase sbp_case{g.schema, c.inputs, attrs, outputs, g.device, ToleranceOf(g.spec)};
+  const SbpCase sbp_case{g.schema, c.inputs, attrs, outputs, g.device, ToleranceOf(g.spec, c)};
   for (size_t s = 0; s < signatures.value().size(); ++s) {
     for (int64_t k : kSbpPieceCounts) {
       ++g.group->sbp_checks;
@@ -257,7 +260,7 @@ Maybe<void> CheckAgainstCpu(const GroupContext& g, const OpCase& c,
   const auto cpu = DispatchHost(g.schema.name(), c.inputs, c.attrs, Device::Cpu());
   OFLITE_CHECK_OR_RETURN(cpu.ok(), RuntimeError)
       << "the same call on cpu failed: " << (cpu.ok() ? "" : ErrorText(cpu.error()));
-  const auto tolerance = ToleranceOf(g.spec);
+  const auto tolerance = ToleranceOf(g.spec, c);
   for (size_t i = 0; i < outputs.size() && i < cpu.value().size(); ++i) {
     const HostTensor& expected = cpu.value()[i];
     std::vector<double> budget = ErrorBudget(expected, tolerance(expected.dtype));
@@ -284,7 +287,7 @@ void CheckValidCase(const GroupContext& g, uint64_t case_seed, CaseRecorder* rec
   if (!well_formed.ok()) {
     recorder->Fail(kCheckSpec, "the reference is malformed: " + ErrorText(well_formed.error()));
   } else if (expected.ok()) {
-    recorder->Check(kCheckReference, CheckReference(g, outputs.value(), expected.value()));
+    recorder->Check(kCheckReference, CheckReference(g, c, outputs.value(), expected.value()));
   } else {
     recorder->Fail(kCheckSpec, "the reference failed: " + ErrorText(expected.error()));
   }
