@@ -79,6 +79,9 @@ struct InvalidCase {
   std::vector<HostTensor> inputs;
   AttrMap attrs;
   ErrorKind expected;
+  // Optional: fragments the error message must contain (the argument it names, the expected
+  // and the actual value).
+  std::vector<std::string> message_contains = {};
 };
 
 // |actual - expected| <= atol + rtol * |expected| for every element; NaN matches only NaN and

@@ -177,14 +177,15 @@ OpTestSpec ScaleSpec(std::function<std::vector<InvalidCase>(DataType, CaseRng&)>
 }
 
 std::vector<InvalidCase> RightKind(DataType dtype, CaseRng&) {
-  return {{"x of rank 0", {Rank0(dtype)}, {}, ErrorKind::kValueError}};
+  return {{"x of rank 0", {Rank0(dtype)}, {}, ErrorKind::kValueError, {"x must have rank >= 1"}}};
 }
 
-// Rank 0 gives a ValueError, not a TypeError, and a valid call no error at all.
+// Rank 0 gives a ValueError, not a TypeError, a valid call no error at all, and the rank-0
+// error's message does not say "rank >= 2".
 std::vector<InvalidCase> WrongKind(DataType dtype, CaseRng& rng) {
-  return {
-      {"x of rank 0", {Rank0(dtype)}, {}, ErrorKind::kTypeError},
-      {"a valid call", {RandomHostTensor(rng, Shape{2, 3}, dtype)}, {}, ErrorKind::kValueError}};
+  return {{"x of rank 0", {Rank0(dtype)}, {}, ErrorKind::kTypeError},
+          {"a valid call", {RandomHostTensor(rng, Shape{2, 3}, dtype)}, {}, ErrorKind::kValueError},
+          {"x of rank 0, named", {Rank0(dtype)}, {}, ErrorKind::kValueError, {"rank >= 2"}}};
 }
 
 // Rows from 1 to 6: fewer rows than pieces leaves some pieces empty.
@@ -341,15 +342,18 @@ TEST(OptestRunner, WrongSbpSignaturesAreCaughtWithOpSignatureAndK) {
   EXPECT_EQ(report.groups[0].sbp_checks, 6 * 5 * 3);
 }
 
-TEST(OptestRunner, InvalidCaseOfTheWrongKindOrThatSucceedsIsCaught) {
+TEST(OptestRunner, InvalidCaseOfTheWrongKindOrMessageOrThatSucceedsIsCaught) {
   const optest::Report report = RunOps({kWrongKindOp}, 5, 2);
   const std::vector<optest::Failure> invalid = FailuresOf(report, optest::kCheckInvalid);
-  ASSERT_EQ(invalid.size(), 4u) << optest::ReportToJson(report);  // two per case
+  ASSERT_EQ(invalid.size(), 6u) << optest::ReportToJson(report);  // three per case
   EXPECT_TRUE(Contains(invalid[0].message, "'x of rank 0': expected TypeError, got ValueError"))
       << invalid[0].message;
   EXPECT_TRUE(Contains(invalid[1].message, "'a valid call': expected ValueError, but the call"))
       << invalid[1].message;
-  EXPECT_EQ(report.groups.at(0).invalid_checks, 4);
+  EXPECT_TRUE(
+      Contains(invalid[2].message, "'x of rank 0, named': the message does not name 'rank >= 2'"))
+      << invalid[2].message;
+  EXPECT_EQ(report.groups.at(0).invalid_checks, 6);
 }
 
 TEST(OptestRunner, OpWithoutSpecIsUntestedAndFails) {

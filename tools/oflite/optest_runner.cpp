@@ -241,6 +241,12 @@ Maybe<void> CheckInvalidCase(const GroupContext& g, const InvalidCase& invalid) 
   OFLITE_CHECK_OR_RETURN(result.error().kind() == invalid.expected, RuntimeError)
       << "invalid case '" << invalid.what << "': expected " << ErrorKindName(invalid.expected)
       << ", got " << ErrorText(result.error());
+  for (const std::string& fragment : invalid.message_contains) {
+    OFLITE_CHECK_OR_RETURN(result.error().message().find(fragment) != std::string::npos,
+                           RuntimeError)
+        << "invalid case '" << invalid.what << "': the message does not name '" << fragment
+        << "': " << ErrorText(result.error());
+  }
   return Ok();
 }
 
