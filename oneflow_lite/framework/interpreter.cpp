@@ -14,6 +14,7 @@ namespace {
 // traces destroyed out of order (e.g. one held in a reassigned unique_ptr) leave no dangling
 // pointer behind.
 thread_local std::vector<DispatchTrace*> live_traces;
+thread_local std::vector<const ScopedOutputInit*> live_output_inits;
 
 Maybe<void> CheckInputs(const OpSchema& schema, const std::vector<Tensor>& inputs) {
   OFLITE_CHECK_OR_RETURN(inputs.size() == schema.inputs().size(), ValueError)
@@ -64,6 +65,14 @@ proto::OpConf MakeOpConf(const OpSchema& schema, const AttrMap& attrs) {
 }
 }  // namespace
 
+ScopedOutputInit::ScopedOutputInit(Fn init) : init_(std::move(init)) {
+  live_output_inits.push_back(this);
+}
+
+ScopedOutputInit::~ScopedOutputInit() {
+  live_output_inits.erase(std::find(live_output_inits.begin(), live_output_inits.end(), this));
+}
+
 DispatchTrace::DispatchTrace() { live_traces.push_back(this); }
 DispatchTrace::~DispatchTrace() {
   live_traces.erase(std::find(live_traces.begin(), live_traces.end(), this));
@@ -105,6 +114,9 @@ Maybe<std::vector<Tensor>> Dispatch(const std::string& op_type, const std::vecto
   for (const TensorDesc& d : output_descs) {
     Tensor output;
     OFLITE_ASSIGN_OR_RETURN(output, Tensor::Empty(d.shape, d.dtype, device));
+    if (!live_output_inits.empty()) {
+      OFLITE_JUST((*live_output_inits.back())(output));
+    }
     outputs.push_back(std::move(output));
   }
   ep::Device* ep_device = nullptr;

@@ -4,6 +4,7 @@
 #ifndef ONEFLOW_LITE_FRAMEWORK_INTERPRETER_H_
 #define ONEFLOW_LITE_FRAMEWORK_INTERPRETER_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,24 @@ class DispatchTrace {
 
  private:
   std::vector<DispatchRecord> records_;
+};
+
+// While alive, every dispatch on this thread passes each output it allocates to `init` before
+// the kernel runs (the most recently created live one applies). Test harnesses poison outputs
+// this way, so that an element a kernel leaves unwritten fails instead of passing on whatever
+// the allocator handed back. An error from `init` fails the dispatch.
+class ScopedOutputInit {
+ public:
+  using Fn = std::function<Maybe<void>(const Tensor& output)>;
+  explicit ScopedOutputInit(Fn init);
+  ScopedOutputInit(const ScopedOutputInit&) = delete;
+  ScopedOutputInit& operator=(const ScopedOutputInit&) = delete;
+  ~ScopedOutputInit();
+
+  Maybe<void> operator()(const Tensor& output) const { return init_(output); }
+
+ private:
+  Fn init_;
 };
 
 }  // namespace oflite

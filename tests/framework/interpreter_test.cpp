@@ -117,6 +117,29 @@ TEST(InterpreterTest, GivenAttrOverridesTheDefault) {
   EXPECT_EQ(Unwrap(y.ToVector<float>()), (std::vector<float>{3.5f, 2, 5}));
 }
 
+TEST(InterpreterTest, OutputInitSeesEachFreshOutputBeforeTheKernel) {
+  const Tensor x = Floats({1, -2, 4});
+  std::vector<Shape> seen;
+  {
+    const ScopedOutputInit init([&](const Tensor& output) -> Maybe<void> {
+      seen.push_back(output.shape());
+      return Ok();
+    });
+    const Tensor y = Unwrap(DispatchOne("test_scale", {x}, {{"n", 3}}));
+    EXPECT_EQ(Unwrap(y.ToVector<float>()), (std::vector<float>{5, -1, 11}));  // written over
+  }
+  EXPECT_EQ(seen, (std::vector<Shape>{Shape({3})}));
+  Unwrap(DispatchOne("test_scale", {x}, {{"n", 3}}));  // out of scope: not called
+  EXPECT_EQ(seen.size(), 1u);
+}
+
+TEST(InterpreterTest, AnOutputInitErrorFailsTheDispatch) {
+  const ScopedOutputInit init(
+      [](const Tensor&) -> Maybe<void> { return OFLITE_ERROR(DeviceError) << "init failed"; });
+  ExpectError(DispatchOne("test_scale", {Floats({1})}, {{"n", 1}}), ErrorKind::kDeviceError,
+              {"init failed"});
+}
+
 TEST(InterpreterTest, UnknownOpIsValueError) {
   ExpectError(DispatchOne("x", {Floats({1})}), ErrorKind::kValueError,
               {"unknown op 'x'", "softmax", "transpose"});

@@ -33,6 +33,7 @@ constexpr const char* kWrongKindOp = "optest_scale_wrong_kind";
 constexpr const char* kSumRowsOp = "optest_sum_rows";
 constexpr const char* kUnspeccedOp = "optest_unspecced";
 constexpr const char* kShortReferenceOp = "optest_short_reference";
+constexpr const char* kSkipsLastOp = "optest_skips_last";
 constexpr const char* kX = "x";
 constexpr const char* kY = "y";
 
@@ -49,6 +50,7 @@ class HostKernel final : public OpKernel {
     std::vector<double> x;
     OFLITE_ASSIGN_OR_RETURN(x, ctx->InputAt(0).ToVector<double>());
     const std::vector<double> y = fn_(x, ctx->InputAt(0).shape());
+    // fn may return fewer values than the output holds: the rest stays unwritten
     std::copy(y.begin(), y.end(), static_cast<double*>(ctx->OutputAt(0).mut_data()));
     return Ok();
   }
@@ -79,6 +81,15 @@ std::vector<double> FaultyScale(const std::vector<double>& x, const Shape& shape
   std::vector<double> y = Scale(x, shape);
   if (y.size() > 3) {
     y[3] += 1;
+  }
+  return y;
+}
+
+// Leaves the last element unwritten: what a kernel that forgets its tail looks like.
+std::vector<double> ScaleButTheLast(const std::vector<double>& x, const Shape& shape) {
+  std::vector<double> y = Scale(x, shape);
+  if (!y.empty()) {  // an SBP piece may be empty
+    y.pop_back();
   }
   return y;
 }
@@ -139,6 +150,7 @@ OFLITE_REGISTER_OP(kFaultyScaleOp).Input(kX).Output(kY).SetInferFn(InferScale).S
 OFLITE_REGISTER_OP(kWrongKindOp).Input(kX).Output(kY).SetInferFn(InferScale).SetSbpFn(ScaleSbp);
 OFLITE_REGISTER_OP(kUnspeccedOp).Input(kX).Output(kY).SetInferFn(InferScale).SetSbpFn(ScaleSbp);
 OFLITE_REGISTER_OP(kSumRowsOp).Input(kX).Output(kY).SetInferFn(InferSumRows).SetSbpFn(SumRowsSbp);
+OFLITE_REGISTER_OP(kSkipsLastOp).Input(kX).Output(kY).SetInferFn(InferScale).SetSbpFn(ScaleSbp);
 OFLITE_REGISTER_OP(kShortReferenceOp)
     .Input(kX)
     .Output(kY)
@@ -152,6 +164,7 @@ const bool kKernelsRegistered = [] {
   RegisterHostKernel(kUnspeccedOp, Scale);
   RegisterHostKernel(kSumRowsOp, SumRows);
   RegisterHostKernel(kShortReferenceOp, Scale);
+  RegisterHostKernel(kSkipsLastOp, ScaleButTheLast);
   return true;
 }();
 
@@ -218,6 +231,7 @@ OpTestSpec ShortReferenceSpec() {
   return spec;
 }
 OFLITE_REGISTER_OP_TEST(kShortReferenceOp, ShortReferenceSpec());
+OFLITE_REGISTER_OP_TEST(kSkipsLastOp, ScaleSpec(RightKind));
 
 // ---------------------------------------------------------------------------------------------
 
@@ -362,6 +376,17 @@ TEST(OptestRunner, OpWithoutSpecIsUntestedAndFails) {
   EXPECT_EQ(optest::ClosingLine(report), "1 passed, 1 failed");
   EXPECT_EQ(optest::GroupLines(report.groups[0], report.seed),
             "FAIL optest_unspecced: untested (no OpTestSpec is registered for it)\n");
+}
+
+// Outputs are poisoned before the kernel runs, so an element it never writes cannot pass on
+// what the allocator happened to hand back (often the previous, correct, result).
+TEST(OptestRunner, AnElementTheKernelLeavesUnwrittenIsCaught) {
+  const optest::Report report = RunOps({kSkipsLastOp});
+  ASSERT_EQ(report.groups.size(), 1u);
+  EXPECT_EQ(optest::ClosingLine(report), "0 passed, 1 failed");
+  const std::vector<optest::Failure> wrong = FailuresOf(report, optest::kCheckReference);
+  ASSERT_EQ(wrong.size(), 6u) << optest::ReportToJson(report);  // every case
+  EXPECT_TRUE(Contains(wrong[0].message, "nan")) << wrong[0].message;
 }
 
 TEST(OptestRunner, AnOpNamedTwiceRunsOnce) {

@@ -4,7 +4,9 @@
 #include <sstream>
 #include <type_traits>
 
+#include "oneflow_lite/ep/device.h"
 #include "oneflow_lite/framework/interpreter.h"
+#include "primitive/fill.h"
 
 namespace oflite {
 namespace optest {
@@ -72,9 +74,29 @@ Maybe<HostTensor> ToHostTensor(const Tensor& t) {
   });
 }
 
+Maybe<void> PoisonOutput(const Tensor& output) {
+  if (output.elem_cnt() == 0) {
+    return Ok();
+  }
+  const DataType dtype = output.dtype();
+  auto fill = primitive::NewPrimitive<primitive::FillFactory>(output.device().type(), dtype);
+  OFLITE_CHECK_OR_RETURN(fill != nullptr, NotImplemented)
+      << "optest: no fill primitive to poison a " << dtype << " output on " << output.device();
+  ep::Device* device = nullptr;
+  OFLITE_ASSIGN_OR_RETURN(device, ep::GetDevice(output.device()));
+  // NaN where the dtype has it; else a value small-valued test results rarely take (a bool
+  // can only be poisoned with true).
+  const double poison = IsFloatingDataType(dtype)   ? std::nan("")
+                        : dtype == DataType::kUInt8 ? 201.0
+                                                    : -101.0;
+  return fill->Launch(device->default_stream(), output.mut_data(), poison,
+                      static_cast<size_t>(output.elem_cnt()));
+}
+
 Maybe<std::vector<HostTensor>> DispatchHost(const std::string& op_type,
                                             const std::vector<HostTensor>& inputs,
                                             const AttrMap& attrs, const Device& device) {
+  const ScopedOutputInit poison(PoisonOutput);
   std::vector<Tensor> tensors;
   for (const HostTensor& t : inputs) {
     Tensor tensor;

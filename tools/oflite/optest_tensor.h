@@ -20,7 +20,12 @@ namespace optest {
 Maybe<Tensor> ToDeviceTensor(const HostTensor& t, const Device& device);
 Maybe<HostTensor> ToHostTensor(const Tensor& t);
 
-// Dispatch(op_type) on `device`, inputs and outputs as HostTensors.
+// Fills a fresh output with NaN (integers: 201 for uint8, -101 otherwise; bool: true) on its
+// device's stream, so an element a kernel leaves unwritten fails the checks.
+Maybe<void> PoisonOutput(const Tensor& output);
+
+// Dispatch(op_type) on `device`, inputs and outputs as HostTensors, outputs poisoned before the
+// kernel runs.
 Maybe<std::vector<HostTensor>> DispatchHost(const std::string& op_type,
                                             const std::vector<HostTensor>& inputs,
                                             const AttrMap& attrs, const Device& device);
