@@ -600,6 +600,8 @@ TEST(OptestCli, UsageErrorsExitTwo) {
     const CliRun run = RunCli(args);
     EXPECT_EQ(run.status, 2) << args << "\n" << run.output;
   }
+  EXPECT_NE(RunCli("optest --cases 0").output.find("--cases must be at least 1, got 0"),
+            std::string::npos);
 }
 
 TEST(OptestCli, ClosingLineCountsGroupsAndStatusFollowsIt) {
