@@ -5,7 +5,7 @@
 // Three implementations here, and a fourth in softmax_block_register.cuh:
 //   warp           cols <= 1024: a row per group of kWidth lanes, the row in registers,
 //                  kRowsPerAccess rows per group, packs of kPack elements per load
-//   block smem     a row per block, cached in shared memory (compute type), so it is read once
+//   block smem     a row per block, cached in shared memory as stored, so it is read once
 //   block uncached a row per block, re-read from global memory (rows too long for shared memory)
 //   block register (forward, aligned rows) a row per block in the threads' registers
 // All index with int64_t. NaN and infinities propagate as in PyTorch: a NaN or +inf anywhere in
