@@ -14,7 +14,9 @@
 // the error names the thing and both owners. A failed library stays mapped but inert, and
 // loading it again gives the same error (dlclose cannot promise to unload a C++ library, and
 // code it ran may have left pointers into it). Load libraries before other threads dispatch:
-// the registries are not locked against readers.
+// the registries are not locked against readers. An op library that links another one
+// (DT_NEEDED) should be loaded after it: what the other registers while this one loads is
+// counted as this one's.
 #ifndef ONEFLOW_LITE_FRAMEWORK_OP_LIBRARY_H_
 #define ONEFLOW_LITE_FRAMEWORK_OP_LIBRARY_H_
 
