@@ -5,6 +5,8 @@
 #include <limits>
 #include <random>
 
+#include "oneflow_lite/framework/op_test_spec.h"
+
 namespace oflite {
 namespace test {
 
@@ -43,14 +45,11 @@ std::vector<double> ToDoubles(const Tensor& tensor) {
 }
 
 std::vector<double> RoundTo(const std::vector<double>& values, DataType dtype) {
-  return VisitDataType(dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    std::vector<double> rounded;
-    for (double v : values) {
-      rounded.push_back(static_cast<double>(static_cast<T>(v)));
-    }
-    return rounded;
-  });
+  std::vector<double> rounded;
+  for (double v : values) {
+    rounded.push_back(RoundToDtype(v, dtype));
+  }
+  return rounded;
 }
 
 double MatmulTolerance(DataType dtype) {
