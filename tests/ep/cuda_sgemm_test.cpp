@@ -129,7 +129,10 @@ std::vector<SgemmCase> Cases() {
   const int shapes[][3] = {{1, 1, 1},    {7, 9, 5},      {64, 64, 64},  {129, 257, 65},
                            {1000, 3, 7}, {3, 1000, 2},   {256, 128, 1}, {0, 5, 3},
                            {5, 0, 3},    {0, 0, 0},      {17, 33, 0},   {1, 300, 64},
-                           {300, 1, 64}, {65, 67, 1024}, {96, 128, 32}, {70, 36, 12}};
+                           {300, 1, 64}, {65, 67, 1024}, {96, 128, 32}, {70, 36, 12},
+                           // sgemm_best's 128 x 256 tiles (from 128 blocks on): vector path
+                           // (n, k % 4 == 0) and scalar path, neither a multiple of the tile.
+                           {1537, 2820, 20}, {1537, 2817, 21}};
   const float coefficients[][2] = {{1.0f, 0.0f}, {1.5f, 0.0f}, {1.5f, 0.5f}, {-0.75f, 1.0f}};
   std::vector<SgemmCase> cases;
   for (const auto& s : shapes) {
