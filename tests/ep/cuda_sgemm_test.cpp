@@ -129,10 +129,7 @@ std::vector<SgemmCase> Cases() {
   const int shapes[][3] = {{1, 1, 1},    {7, 9, 5},      {64, 64, 64},  {129, 257, 65},
                            {1000, 3, 7}, {3, 1000, 2},   {256, 128, 1}, {0, 5, 3},
                            {5, 0, 3},    {0, 0, 0},      {17, 33, 0},   {1, 300, 64},
-                           {300, 1, 64}, {65, 67, 1024}, {96, 128, 32}, {70, 36, 12},
-                           // sgemm_best's 128 x 256 tiles (from 128 blocks on): vector path
-                           // (n, k % 4 == 0) and scalar path, neither a multiple of the tile.
-                           {1537, 2820, 20}, {1537, 2817, 21}};
+                           {300, 1, 64}, {65, 67, 1024}, {96, 128, 32}, {70, 36, 12}};
   const float coefficients[][2] = {{1.0f, 0.0f}, {1.5f, 0.0f}, {1.5f, 0.5f}, {-0.75f, 1.0f}};
   std::vector<SgemmCase> cases;
   for (const auto& s : shapes) {
@@ -145,6 +142,16 @@ std::vector<SgemmCase> Cases() {
   cases.push_back({96, 128, 32, 1.0f, 0.0f, true});
   cases.push_back({129, 257, 65, 1.0f, 0.5f, true});
   return cases;
+}
+
+// Products large enough for sgemm_best's 128 x 256 tiles (it takes them from 128 blocks on;
+// the other rungs have no size-dependent path): the vector path (n, k % 4 == 0; 7 k tiles
+// wrap its 4-stage ring), the scalar path, and misaligned operands; none a multiple of a tile.
+std::vector<SgemmCase> LargeTileCases() {
+  return {{1537, 2820, 100, 1.5f, 0.0f},
+          {1537, 2820, 100, -0.75f, 1.0f},
+          {1537, 2817, 21, 1.0f, 0.5f},
+          {1537, 2820, 100, 1.0f, 0.5f, true}};
 }
 
 class CudaSgemmTest : public ::testing::Test {
@@ -205,12 +212,11 @@ void CheckRung(const SgemmRung& rung, const SgemmCase& cs, const std::vector<flo
   EXPECT_EQ(guard_hits, 0u) << "wrote past the end of C";
 }
 
-TEST_F(CudaSgemmTest, EveryRungMatchesTheDoubleReference) {
-  const std::vector<SgemmRung> rungs = ep::sgemm::Rungs();
-  ASSERT_FALSE(rungs.empty());
+// Runs every case on every rung given, against a double reference of the same random data.
+void CheckCases(const std::vector<SgemmRung>& rungs, const std::vector<SgemmCase>& cases) {
   std::mt19937 rng(20240611);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  for (const SgemmCase& cs : Cases()) {
+  for (const SgemmCase& cs : cases) {
     const size_t m = cs.m, n = cs.n, k = cs.k;
     std::vector<float> a(m * k), b(k * n), c0(m * n);
     for (float& v : a) v = dist(rng);
@@ -235,6 +241,18 @@ TEST_F(CudaSgemmTest, EveryRungMatchesTheDoubleReference) {
       CheckRung(rung, cs, a, b, c0, ref);
     }
   }
+}
+
+TEST_F(CudaSgemmTest, EveryRungMatchesTheDoubleReference) {
+  const std::vector<SgemmRung> rungs = ep::sgemm::Rungs();
+  ASSERT_FALSE(rungs.empty());
+  CheckCases(rungs, Cases());
+}
+
+TEST_F(CudaSgemmTest, TheFinalRungsLargeTilesMatchTheDoubleReference) {
+  const SgemmRung* best = ep::sgemm::FindRung("sgemm_best");
+  ASSERT_NE(best, nullptr);
+  CheckCases({*best}, LargeTileCases());
 }
 
 #else  // no CUDA headers in this test executable

@@ -148,7 +148,7 @@ struct TileLoader {
   int b_row;           // the first row of its B copies within a k tile
   bool a_row_inside;
   bool b_col_inside;
-  int64_t b_row_pitch;  // floats between its consecutive B copies (kRowStep rows)
+  int64_t b_row_pitch;   // floats between its consecutive B copies (kRowStep rows)
   int64_t b_tile_pitch;  // floats from one k tile of B to the next
 
   __device__ __forceinline__ TileLoader(const float* a, const float* b, int m, int n, int k,
@@ -330,8 +330,8 @@ int64_t NumBlocks(int m, int n) {
 
 // Launches WarpTileKernel<Cfg, vec> over C (m, n > 0; vec as tiles::CanVectorize).
 template <class Cfg>
-cudaError_t Launch(bool vec, cudaStream_t stream, int m, int n, int k, float alpha,
-                   const float* a, const float* b, float beta, float* c) {
+cudaError_t Launch(bool vec, cudaStream_t stream, int m, int n, int k, float alpha, const float* a,
+                   const float* b, float beta, float* c) {
   const int64_t num_blocks = NumBlocks<Cfg>(m, n);
   if (num_blocks > INT_MAX) {
     return cudaErrorInvalidConfiguration;
