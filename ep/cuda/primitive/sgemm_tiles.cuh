@@ -1,8 +1,8 @@
-// Pieces the upper rungs of the sgemm ladder (sgemm_v5 ... sgemm_v8, sgemm_best) share: the
-// 128 x 128 x 8 block tile they all use, its register-staged global loaders (float4 when the
-// shape and pointers allow, masked scalars otherwise), the shared-memory stores of a fetched
-// tile (A row-major or transposed), the float4 C epilogue, and the register outer-product
-// kernel of v5 that v6 instantiates with vector loads.
+// Pieces the upper rungs of the sgemm ladder (sgemm_v5 ... sgemm_v8) share, sgemm_best the
+// vector test, the shared loads and the C epilogue: the 128 x 128 x 8 block tile of v5 ... v8, its
+// register-staged global loaders (float4 when the shape and pointers allow, masked scalars
+// otherwise), the shared-memory stores of a fetched tile (A row-major or transposed), the float4 C
+// epilogue, and the register outer-product kernel of v5 that v6 instantiates with vector loads.
 //
 // Tile loading: 256 threads fetch a 128 x 8 A tile and an 8 x 128 B tile, 4 consecutive floats
 // each (one float4). A: thread t takes row t / 2, columns (t % 2) * 4 + 0..3. B: thread t takes
@@ -54,7 +54,7 @@ __device__ __forceinline__ int ATileCol(int tid) { return (tid % (kBK / 4)) * 4;
 __device__ __forceinline__ int BTileRow(int tid) { return tid / (kBN / 4); }
 __device__ __forceinline__ int BTileCol(int tid) { return (tid % (kBN / 4)) * 4; }
 
-// Where a thread of a 2-D grid of block tiles (v5 ... v8) works: its block tile's top-left
+// Where a thread of a 2-D grid of block tiles (v5 ... v7) works: its block tile's top-left
 // corner in C (block x along n, y along m) and, in the block tile, the first row and column of
 // its contiguous 8 x 8 outputs: rows (tid / 16) * 8, columns (tid % 16) * 8.
 struct BlockTileThread {
@@ -175,7 +175,7 @@ __device__ __forceinline__ void OuterProduct(float (&acc)[kTM][kTN], const float
   }
 }
 
-// The k steps of one block tile with A transposed in shared memory (v7, v8): per step a
+// The k steps of one block tile with A transposed in shared memory (v7): per step a
 // thread reads its 8 rows of one column of A (as[kk * kLdAT + thread_row ..]) and its 8 columns
 // of one row of B (bs[kk * kBN + thread_col ..]) as 2 float4 each and adds their outer product.
 __device__ __forceinline__ void MultiplyTransposedTile(float (&acc)[kTM][kTN],
@@ -198,7 +198,7 @@ __device__ __forceinline__ void MultiplyTransposedTile(float (&acc)[kTM][kTN],
   }
 }
 
-// Stores a thread's 8 x 8 outputs, contiguous at (row0, col0) in C (v5, v6, v7, v8).
+// Stores a thread's 8 x 8 outputs, contiguous at (row0, col0) in C (v5, v6, v7).
 template <bool kVec>
 __device__ __forceinline__ void StoreThreadTile(float* __restrict__ c, int m, int n, int row0,
                                                 int col0, const float (&acc)[kTM][kTN], float alpha,
@@ -255,12 +255,12 @@ __global__ void __launch_bounds__(kThreads)
 // Grid of 128 x 128 block tiles, n-tiles along x, m-tiles along y (m and n > 0).
 inline dim3 BlockTileGrid(int m, int n) { return dim3(CeilDiv(n, kBN), CeilDiv(m, kBM)); }
 
-// The signature of every block-tile kernel (tiles::OuterProductKernel, the v7, v8 and best
+// The signature of every block-tile kernel (tiles::OuterProductKernel, the v7 and v8
 // kernels).
 using BlockTileKernel = void (*)(int m, int n, int k, float alpha, const float* a, const float* b,
                                  float beta, float* c);
 
-// The launch shared by v6, v7, v8 and best: nothing for an empty C, alpha through
+// The launch shared by v6, v7 and v8: nothing for an empty C, alpha through
 // EffectiveAlpha, vec_kernel when vec (the caller's float4 condition, CanVectorize for v6 ... v8)
 // else scalar_kernel, over grid with kThreads threads on stream.
 inline cudaError_t LaunchBlockTile(bool vec, BlockTileKernel vec_kernel,
