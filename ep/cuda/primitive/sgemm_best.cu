@@ -1,11 +1,11 @@
 // sgemm ladder rung "sgemm_best" (order 9): beyond v8, the warp-tiled multi-stage kernel of
 // sgemm_warp_tile.cuh on a larger block tile.
 //  - 128 x 256 block tiles of 64 x 64 warp tiles (8 warps): a thread owns 8 x 16 outputs
-//    (128 accumulators; cuBLAS's own SIMT kernels on Hopper use 256 x 128 tiles of 64 x 64 warp
-//    tiles). Per k step a thread reads 6 float4 from shared memory for 128 FMAs, where v8 reads
+//    (128 accumulators; the SIMT kernel cuBLAS runs on the H200 uses 256 x 128 tiles of 64 x 64
+//    warp tiles). Per k step a thread reads 6 float4 from shared memory for 128 FMAs, where v8 reads
 //    4 for 64. Lanes as 4 rows x 8 columns of 4 x 4 fragments.
 //  - A 4-stage ring of 128 x 16 / 16 x 256 k tiles (97 KB: one block per SM, which the
-//    threads' ~240 registers impose anyway): cp.async for B, register-staged transposed A.
+//    threads' ~210 registers impose anyway): cp.async for B, register-staged transposed A.
 //  - Register fragments double-buffered, grouped block swizzle.
 // A 128 x 256 tile leaves SMs idle on small products (512^3 is 8 blocks for 132 SMs), so below
 // 128 such blocks (about one per SM on H100/H200) the same kernel runs on 128 x 128 tiles of
