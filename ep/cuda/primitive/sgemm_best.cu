@@ -2,8 +2,8 @@
 // sgemm_warp_tile.cuh on a larger block tile.
 //  - 128 x 256 block tiles of 64 x 64 warp tiles (8 warps): a thread owns 8 x 16 outputs
 //    (128 accumulators; the SIMT kernel cuBLAS runs on the H200 uses 256 x 128 tiles of 64 x 64
-//    warp tiles). Per k step a thread reads 6 float4 from shared memory for 128 FMAs, where v8 reads
-//    4 for 64. Lanes as 4 rows x 8 columns of 4 x 4 fragments.
+//    warp tiles). Per k step a thread reads 6 float4 from shared memory for 128 FMAs, where v8
+//    reads 4 for 64. Lanes as 4 rows x 8 columns of 4 x 4 fragments.
 //  - A 4-stage ring of 128 x 16 / 16 x 256 k tiles (97 KB: one block per SM, which the
 //    threads' ~210 registers impose anyway): cp.async for B, register-staged transposed A.
 //  - Register fragments double-buffered, grouped block swizzle.
