@@ -163,13 +163,15 @@ __device__ __forceinline__ void StoreC4(float* __restrict__ c, int m, int n, int
   }
 }
 
-// acc[i][j] += ra[i] * rb[j]: the register outer product of one k step.
-__device__ __forceinline__ void OuterProduct(float (&acc)[kTM][kTN], const float (&ra)[kTM],
-                                             const float (&rb)[kTN]) {
+// acc[i][j] += ra[i] * rb[j]: the register outer product of one k step (8 x 8 on v5 ... v8,
+// any thread tile on sgemm_best).
+template <int M, int N>
+__device__ __forceinline__ void OuterProduct(float (&acc)[M][N], const float (&ra)[M],
+                                             const float (&rb)[N]) {
 #pragma unroll
-  for (int i = 0; i < kTM; ++i) {
+  for (int i = 0; i < M; ++i) {
 #pragma unroll
-    for (int j = 0; j < kTN; ++j) {
+    for (int j = 0; j < N; ++j) {
       acc[i][j] = fmaf(ra[i], rb[j], acc[i][j]);
     }
   }

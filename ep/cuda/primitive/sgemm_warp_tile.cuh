@@ -243,13 +243,7 @@ __device__ __forceinline__ void MultiplyStage(float (&acc)[Cfg::kTM][Cfg::kTN], 
     if (kk + 1 < Cfg::kBK) {
       LoadFragments<Cfg>(ra[(kk + 1) % 2], rb[(kk + 1) % 2], as, bs, kk + 1, row0, col0);
     }
-#pragma unroll
-    for (int i = 0; i < Cfg::kTM; ++i) {
-#pragma unroll
-      for (int j = 0; j < Cfg::kTN; ++j) {
-        acc[i][j] = fmaf(ra[kk % 2][i], rb[kk % 2][j], acc[i][j]);
-      }
-    }
+    tiles::OuterProduct(acc, ra[kk % 2], rb[kk % 2]);
   }
 }
 
