@@ -64,15 +64,15 @@ RunResult RunOnCuda(const std::vector<Tensor>& cpu_inputs, bool log, bool backwa
 struct Shape2 {
   int64_t rows, cols;
 };
-const Shape2 kShapes[] = {{1, 1},    {7, 31},    {64, 1024}, {3, 1025},  {4, 1032},
-                          {5, 4096}, {2, 32768}, {2, 50000}, {3, 70000}, {1000, 3}};
+const Shape2 kShapes[] = {{1, 1},     {7, 31},    {64, 1024}, {3, 1025},  {4, 1032}, {5, 4096},
+                          {3, 20000}, {2, 32768}, {2, 50000}, {3, 70000}, {1000, 3}};
 
 // The path a forced implementation must take. Forward rows of whole 16-byte packs (the
 // tests' tensors start aligned) are held in registers when forced, up to 1024 threads of 32
 // values (64 for float16); by default from where that measured faster than the warp (float32
-// past its 1024 columns, 16-bit from 769) up to where it measured faster than shared memory:
-// float32 softmax 16384 columns, float32 log_softmax 4096, float16 softmax 32768, 16-bit
-// log_softmax 8192, bfloat16 softmax 4096. Other rows go to shared memory,
+// from 896 columns, 16-bit from 769) up to where it measured faster than shared memory:
+// 32768 columns for float32 and float16 (past 16384 or 8192, half of each thread's values in
+// shared memory), bfloat16 softmax 4096 and log_softmax 8192. Other rows go to shared memory,
 // cached as stored (2 bytes an element for 16-bit types), when the row (and dy's for
 // backward) fits in the 227 KB a Hopper block may opt into, less a little for the block
 // reductions; past that, to the uncached kernel.
@@ -89,8 +89,8 @@ std::string ExpectedPath(SoftmaxImpl impl, DataType dtype, int64_t cols, bool ba
     }
     impl = SoftmaxImpl::kAuto;  // a forced path the shape cannot take falls back
   }
-  const int64_t auto_min = float32 ? 1025 : 769;
-  const int64_t auto_max = float32 ? (log ? 4096 : 16384) : log ? 8192 : float16 ? 32768 : 4096;
+  const int64_t auto_min = float32 ? 896 : 769;
+  const int64_t auto_max = float32 || float16 ? 32768 : log ? 8192 : 4096;
   if (impl == SoftmaxImpl::kAuto && register_fits && cols >= auto_min && cols <= auto_max) {
     return "register";
   }
@@ -177,7 +177,7 @@ INSTANTIATE_TEST_SUITE_P(
 TEST_F(CudaSoftmaxTest, ForcedPathsAreTheOnesThatRan) {
   const Tensor x = MakeTensor(RandomValues(64 * 1024, 3), Shape{64, 1024}, DataType::kFloat32);
   const std::pair<SoftmaxImpl, std::string> cases[] = {
-      {SoftmaxImpl::kAuto, "[warp pack=4"},
+      {SoftmaxImpl::kAuto, "[register pack=4 block=64 cols/thread=16]"},
       {SoftmaxImpl::kWarp, "[warp pack=4"},
       {SoftmaxImpl::kBlockRegister, "[register pack=4"},
       {SoftmaxImpl::kBlockSmem, "[smem pack=4"},
@@ -187,10 +187,20 @@ TEST_F(CudaSoftmaxTest, ForcedPathsAreTheOnesThatRan) {
     const RunResult r = RunOnCuda({x}, false, false, 1);
     EXPECT_NE(r.launch.find(expected), std::string::npos) << r.launch;
   }
-  // rows too long for a warp go to registers when whole packs, else to shared memory, then
-  // to the uncached kernel
+  // shorter rows go to the warp kernel; rows too long for a warp go to registers when whole
+  // packs, else to shared memory, then to the uncached kernel
+  const Tensor short_rows =
+      MakeTensor(RandomValues(64 * 800, 3), Shape{64, 800}, DataType::kFloat32);
+  EXPECT_NE(RunOnCuda({short_rows}, false, false, 1).launch.find("[warp pack=4"),
+            std::string::npos);
   const Tensor packed = MakeTensor(RandomValues(3 * 2048, 4), Shape{3, 2048}, DataType::kFloat16);
   EXPECT_NE(RunOnCuda({packed}, false, false, 1).launch.find("[register pack=8"),
+            std::string::npos);
+  // past 16384 float32 columns half of each thread's values wait in shared memory
+  const Tensor spilled =
+      MakeTensor(RandomValues(2 * 20000, 4), Shape{2, 20000}, DataType::kFloat32);
+  EXPECT_NE(RunOnCuda({spilled}, false, false, 1)
+                .launch.find("[register pack=4 block=320 cols/thread=64]"),
             std::string::npos);
   const Tensor wide = MakeTensor(RandomValues(3 * 1025, 4), Shape{3, 1025}, DataType::kFloat16);
   EXPECT_NE(RunOnCuda({wide}, false, false, 1).launch.find("[smem pack=8"), std::string::npos);
@@ -371,6 +381,51 @@ TEST_F(CudaSoftmaxTest, LargeTensorBeyondTwoToThe31Elements) {
       ExpectAllClose(yr, ReferenceSoftmax(xr, Shape{1, cols}, 1, false), 1e-3,
                      "large row " + std::to_string(row) + " of " + std::to_string(cols),
                      SmallestNormal(DataType::kFloat16));
+    }
+  }
+}
+
+// Rows of the register path that keeps half of each thread's values in shared memory, with
+// more rows than the grid has blocks (at most 132 SMs x 4 blocks x 32 waves = 16896 on
+// Hopper), so blocks reuse their shared slots for a second row. Rows are compared with the
+// reference from the last 200 (a block's second row) and every 97th. Large (2.2 GB of float32
+// each way): runs only with OFLITE_LARGE_TESTS=1.
+TEST_F(CudaSoftmaxTest, LargeSpilledRegisterRowsLoopOverTheGrid) {
+  if (std::getenv("OFLITE_LARGE_TESTS") == nullptr) {
+    GTEST_SKIP() << "set OFLITE_LARGE_TESTS=1";
+  }
+  const int64_t rows = 17100, cols = 32768;
+  const Shape shape = {rows, cols};
+  std::vector<float> host(static_cast<size_t>(rows * cols));
+  for (size_t i = 0; i < host.size(); ++i) {  // cheap hash, not periodic per row
+    host[i] = static_cast<float>((i * 2654435761u) % 8192) / 512.0f - 8.0f;
+  }
+  const Tensor x = Unwrap(
+      Tensor::FromHost(host.data(), host.size() * 4, shape, DataType::kFloat32, Device::Cuda(0)));
+  for (bool log : {false, true}) {
+    DispatchTrace trace;
+    const Tensor y = Unwrap(log ? functional::LogSoftmax(x, 1) : functional::Softmax(x, 1));
+    ASSERT_EQ(trace.records().size(), 1u);
+    EXPECT_NE(trace.records()[0].primitives[0].find("[register pack=4 block=512 cols/thread=64]"),
+              std::string::npos)
+        << trace.records()[0].primitives[0];
+    std::vector<float> out(host.size());
+    ASSERT_TRUE(y.CopyToHost(out.data(), out.size() * 4).ok());
+    for (int64_t row = 0; row < rows; ++row) {
+      if (row % 97 != 0 && row < rows - 200) {
+        continue;
+      }
+      const auto begin = static_cast<size_t>(row * cols);
+      const std::vector<double> xr(host.begin() + begin, host.begin() + begin + cols);
+      const std::vector<double> yr(out.begin() + begin, out.begin() + begin + cols);
+      const Shape one_row = {1, cols};
+      ExpectAllClose(yr, ReferenceSoftmax(xr, one_row, 1, log),
+                     SoftmaxTolerance(DataType::kFloat32),
+                     (log ? "log_softmax row " : "softmax row ") + std::to_string(row),
+                     SmallestNormal(DataType::kFloat32), SoftmaxScale(xr, one_row, 1, log));
+      if (HasFailure()) {
+        return;
+      }
     }
   }
 }

@@ -31,6 +31,7 @@
 #include <climits>
 #include <cstdint>
 
+#include "ep/cuda/cp_async.cuh"
 #include "ep/cuda/primitive/sgemm_common.cuh"
 #include "ep/cuda/primitive/sgemm_tiles.cuh"
 
@@ -94,34 +95,6 @@ struct BCopies {
   static_assert(Cfg::kThreads % kPerRow == 0, "every thread keeps one B column group");
   static_assert(kCount * kWidth * Cfg::kThreads == Cfg::kBK * Cfg::kBN, "B tile: whole copies");
 };
-
-__device__ __forceinline__ uint32_t SharedAddress(const float* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-
-// Asynchronous copy of kBytes (4 or 16; dst and src aligned to it); zeros when !inside.
-template <int kBytes>
-__device__ __forceinline__ void CpAsync(float* dst, const float* src, bool inside) {
-  if (kBytes == 16) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(SharedAddress(dst)),
-                 "l"(src), "r"(inside ? 16 : 0)
-                 : "memory");
-  } else {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(SharedAddress(dst)),
-                 "l"(src), "r"(inside ? 4 : 0)
-                 : "memory");
-  }
-}
-
-__device__ __forceinline__ void CpAsyncCommit() {
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-
-// Waits until at most kPending of this thread's committed groups are still in flight.
-template <int kPending>
-__device__ __forceinline__ void CpAsyncWait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
-}
 
 // This block's tile origin in C, in grouped order.
 template <class Cfg>

@@ -1,14 +1,20 @@
 // The block-register softmax forward: a row per block, held in the threads' registers as the
-// warp kernel holds one, for aligned rows too long for a warp (and 16-bit rows of 769-1024
-// columns, which it serves faster than the warp kernel). Against the
-// shared-memory kernel it reads the row once into registers (no shared memory round trip) and
-// computes exp once, and every thread issues all its loads before the first reduction, so more
-// bytes are in flight per thread.
+// warp kernel holds one, for aligned rows too long for a warp (and rows from 769 16-bit or 896
+// float32 columns, which it serves faster than the warp kernel). Against the shared-memory
+// kernel it reads the row once into registers (no shared memory round trip) and computes exp
+// once, and every thread issues all its loads before the first reduction, so more bytes are in
+// flight per thread.
+//
+// Rows too long for registers alone (float32 past 16384 columns, say) keep part of each
+// thread's values in shared memory (kSpill): blocks stay small enough that two or more share
+// an SM, which a row cached whole in shared memory (one 1024-thread block at 32768 float32
+// columns) does not allow.
 #ifndef ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SOFTMAX_BLOCK_REGISTER_CUH_
 #define ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SOFTMAX_BLOCK_REGISTER_CUH_
 
 #include <type_traits>
 
+#include "ep/cuda/cp_async.cuh"
 #include "ep/cuda/primitive/softmax_kernels.cuh"
 
 namespace oflite {
@@ -39,25 +45,57 @@ __device__ __forceinline__ C BlockAllReduceAnySize(C v, Op op, C* partials) {
   return all;
 }
 
+// f(q, pack) over this thread's spilled packs that lie inside the row (slot q holds the row's
+// pack first_spilled + threadIdx.x + q * blockDim.x).
+template <typename P, typename F>
+__device__ __forceinline__ void ForEachSpilled(const P* spill, int smem_packs,
+                                               int64_t first_spilled, int64_t packs, F f) {
+  for (int q = 0; q < smem_packs; ++q) {
+    if (first_spilled + threadIdx.x + static_cast<int64_t>(q) * blockDim.x < packs) {
+      f(q, spill[q * blockDim.x]);
+    }
+  }
+}
+
 // Thread t holds packs t, t + blockDim.x, ... of the row (coalesced per step); packs past the
 // row's end hold -inf, which adds exp(-inf) = 0 to the sum. 16-bit rows stay in registers as
 // loaded (kRaw), two values a register, and exp is computed again for the output: a thread
 // then keeps twice the bytes in flight for its registers, which is what limits 16-bit rows
 // (the extra exp is one multiply and the hardware exp2). float32 rows hold exp(x - max)
 // between the passes.
-template <typename T, typename C, Algorithm kAlgorithm, int kPacks>
+// With kSpill, packs from kPacks * blockDim.x on wait in the thread's own shared-memory slots
+// (smem_packs of them, 16 bytes each): copied with cp.async before the register loads are
+// issued, read back only by the thread that copied them (so no barrier guards them), and
+// stored from their raw values with exp computed again.
+template <typename T, typename C, Algorithm kAlgorithm, int kPacks, bool kSpill>
 __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
     BlockRegisterSoftmaxKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows,
-                               int64_t cols) {
+                               int64_t cols, int smem_packs) {
   constexpr int kPack = kBlockPack<T>;
   constexpr bool kRaw = sizeof(T) == 2;
   using H = std::conditional_t<kRaw, T, C>;  // what the registers hold between passes
   using S = SumType<T, C, kAlgorithm>;
+  using P = Pack<T, kPack>;
   __shared__ C max_partials[32];
   __shared__ S sum_partials[32];
+  extern __shared__ __align__(16) unsigned char spill_bytes[];
+  // This thread's q-th shared slot is spill[q * blockDim.x]: only its owner reads or writes it.
+  P* const spill = reinterpret_cast<P*>(spill_bytes) + threadIdx.x;
   const int64_t packs = cols / kPack;
+  const int64_t first_spilled = static_cast<int64_t>(kPacks) * blockDim.x;
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const T* row_x = x + row * cols;
+    // The shared part first, asynchronously: nothing waits for it before the register part is
+    // loaded and scanned.
+    if constexpr (kSpill) {
+      for (int q = 0; q < smem_packs; ++q) {
+        const int64_t pack = first_spilled + threadIdx.x + static_cast<int64_t>(q) * blockDim.x;
+        if (pack < packs) {
+          CpAsync<16>(&spill[q * blockDim.x], row_x + pack * kPack);
+        }
+      }
+      CpAsyncCommit();
+    }
     Pack<H, kPack> buf[kPacks];
 #pragma unroll
     for (int p = 0; p < kPacks; ++p) {
@@ -81,6 +119,15 @@ __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
         max = Max(max, ToCompute(buf[p].elem[i]));
       }
     }
+    if constexpr (kSpill) {
+      CpAsyncWait<0>();
+      ForEachSpilled(spill, smem_packs, first_spilled, packs, [&](int, const P& v) {
+#pragma unroll
+        for (int i = 0; i < kPack; ++i) {
+          max = Max(max, ToCompute(v.elem[i]));
+        }
+      });
+    }
     max = BlockAllReduceAnySize(max, MaxOp(), max_partials);
     S sum = 0;
 #pragma unroll
@@ -98,6 +145,14 @@ __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
           sum += ExpFor<T>(v);
         }
       }
+    }
+    if constexpr (kSpill) {
+      ForEachSpilled(spill, smem_packs, first_spilled, packs, [&](int, const P& v) {
+#pragma unroll
+        for (int i = 0; i < kPack; ++i) {
+          sum += ExpFor<T>(ToCompute(v.elem[i]) - max);
+        }
+      });
     }
     sum = BlockAllReduceAnySize(sum, SumOp(), sum_partials);
     const C scale = static_cast<C>(kAlgorithm == Algorithm::kSoftmax ? 1 / sum : Log(sum));
@@ -119,6 +174,20 @@ __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
         }
         StorePack<kPack>(out, row_y + pack * kPack);
       }
+    }
+    // The spilled packs are stored from their raw values, exp computed again. Their next row's
+    // copies are issued after these stores, which consume what the slots held.
+    if constexpr (kSpill) {
+      ForEachSpilled(spill, smem_packs, first_spilled, packs, [&](int q, const P& v) {
+        C out[kPack];
+#pragma unroll
+        for (int i = 0; i < kPack; ++i) {
+          const C d = ToCompute(v.elem[i]) - max;
+          out[i] = kAlgorithm == Algorithm::kSoftmax ? ExpFor<T>(d) * scale : d - scale;
+        }
+        const int64_t pack = first_spilled + threadIdx.x + static_cast<int64_t>(q) * blockDim.x;
+        StorePack<kPack>(out, row_y + pack * kPack);
+      });
     }
   }
 }

@@ -249,15 +249,29 @@ cudaError_t LaunchBlockUncached(const CudaDeviceProperties& props, cudaStream_t 
 
 // ---- block-register path (forward, aligned packs) --------------------------------------
 
-template <typename T, Algorithm kAlgorithm, int kPacks>
+template <typename T, Algorithm kAlgorithm, int kPacks, bool kSpill = false>
 cudaError_t LaunchBlockRegister(const CudaDeviceProperties& props, cudaStream_t stream,
                                 int64_t rows, int64_t cols, const T* x, T* y, int block,
-                                LaunchInfo* info) {
+                                int smem_packs, LaunchInfo* info) {
   using C = CudaComputeType<T>;
+  const auto kernel = BlockRegisterSoftmaxKernel<T, C, kAlgorithm, kPacks, kSpill>;
+  const size_t smem = kSpill ? static_cast<size_t>(smem_packs) * block * 16 : 0;
+  if (smem > 0) {
+    // Raised to the most the device allows (one value per kernel, the same from every call).
+    cudaFuncAttributes attr;
+    cudaError_t err = cudaFuncGetAttributes(&attr, kernel);
+    const int limit = static_cast<int>(props.shared_memory_per_block_optin) -
+                      static_cast<int>(attr.sharedSizeBytes);
+    if (err == cudaSuccess && attr.maxDynamicSharedSizeBytes < limit) {
+      err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
+    }
+    if (err != cudaSuccess) {
+      return err;
+    }
+  }
   const auto grid = static_cast<unsigned>(GridSize(props, block, rows));
-  BlockRegisterSoftmaxKernel<T, C, kAlgorithm, kPacks>
-      <<<grid, block, 0, stream>>>(x, y, rows, cols);
-  *info = {"register", kBlockPack<T>, block, 0, kPacks * kBlockPack<T>, 0};
+  kernel<<<grid, block, smem, stream>>>(x, y, rows, cols, smem_packs);
+  *info = {"register", kBlockPack<T>, block, 0, (kPacks + smem_packs) * kBlockPack<T>, 0};
   return cudaGetLastError();
 }
 
@@ -281,32 +295,48 @@ inline int RegisterBlockFor(int64_t cols, int values) {
   return static_cast<int>(std::max<int64_t>(32, (threads + 31) / 32 * 32));
 }
 
-// Values per thread where the register path runs by default, 0 where the shared-memory kernel
-// measured faster (H200, 49152 rows, docs/BENCHMARKS.md). Small blocks of many values win;
-// blocks of 1024 threads lose (one per SM, nothing overlaps their reductions). From 769
-// columns on, 16-bit rows leave the warp path for this one too: held as loaded they keep
-// twice the bytes in flight (1024 columns: log_softmax 3392 -> 3754 GB/s in float16).
-//   float32   past the warp's 1024 columns: softmax to 16384, log_softmax to 4096 (its double
-//             row sum costs registers); 16 values while blocks stay within 192 threads, else 32
-//   float16   softmax to 32768: 32 values to 4096 columns, 64 beyond; log_softmax to 8192: 32
+// How the register path holds a row: values per thread in registers, and past them in the
+// thread's own shared-memory slots (0 = none). values == 0: the path does not run by default.
+struct RegisterPlan {
+  int values = 0;
+  int smem_values = 0;
+};
+
+// Where the register path runs by default, and how (H200, 49152 rows, docs/BENCHMARKS.md).
+// Small blocks of many values win; blocks of 1024 threads lose (one per SM, nothing overlaps
+// their reductions), which is why long rows keep half their values in shared memory: 512
+// threads of 32 + 32 values at 32768 float32 columns fit two blocks an SM (3498 -> 4010 GB/s
+// against the shared-memory kernel). 16-bit rows leave the warp path from 769 columns on,
+// float32 rows from 896 (at 768-800 the warp was faster for log_softmax).
+//   float32   softmax to 16384 columns, log_softmax to 4096: 16 values while blocks stay
+//             within 192 threads, else 32; longer rows to 32768: 32 + 32 in shared memory
+//             (log_softmax 8192: 3827 -> 3998 GB/s; its double row sum costs registers)
+//   float16   softmax to 32768: 32 values to 4096 columns, 64 beyond; log_softmax 32 to 8192,
+//             then to 32768 64 + 64 in shared memory
 //   bfloat16  softmax to 4096, log_softmax to 8192: 32 values
+// Elsewhere the shared-memory kernel measured faster: float16 softmax and bfloat16 lose with
+// part of the row in shared memory (the shared round trip and the extra exp cost more there),
+// and bfloat16 loses with 64 values a thread (the compiler widens them to float).
 template <typename T, Algorithm kAlgorithm>
-int RegisterAutoValues(int64_t cols) {
+RegisterPlan RegisterAutoPlan(int64_t cols) {
   constexpr bool kSoftmax = kAlgorithm == Algorithm::kSoftmax;
-  if (cols <= (std::is_same_v<T, float> ? kMaxWarpCols : 768)) {
-    return 0;
+  if (cols < (std::is_same_v<T, float> ? 896 : 769)) {
+    return {};
   }
   if constexpr (std::is_same_v<T, float>) {
-    if (cols > (kSoftmax ? 16384 : 4096)) {
-      return 0;
+    if (cols <= (kSoftmax ? 16384 : 4096)) {
+      return {RegisterBlockFor(cols, 16) <= 192 ? 16 : 32, 0};
     }
-    return RegisterBlockFor(cols, 16) <= 192 ? 16 : 32;
+    return cols <= 32768 ? RegisterPlan{32, 32} : RegisterPlan{};
   } else if constexpr (std::is_same_v<T, __half>) {
     if (kSoftmax) {
-      return cols <= 4096 ? 32 : cols <= 32768 ? 64 : 0;
+      return {cols <= 4096 ? 32 : cols <= 32768 ? 64 : 0, 0};
     }
+    return cols <= 8192    ? RegisterPlan{32, 0}
+           : cols <= 32768 ? RegisterPlan{64, 64}
+                           : RegisterPlan{};
   }
-  return cols <= (kSoftmax ? 4096 : 8192) ? 32 : 0;
+  return {cols <= (kSoftmax ? 4096 : 8192) ? 32 : 0, 0};
 }
 
 template <typename T, Algorithm kAlgorithm>
@@ -314,24 +344,36 @@ cudaError_t LaunchBlockRegisterPath(const CudaDeviceProperties& props, cudaStrea
                                     int64_t rows, int64_t cols, const T* x, T* y,
                                     LaunchInfo* info) {
   constexpr int kPack = kBlockPack<T>;
-  int values = RegisterAutoValues<T, kAlgorithm>(cols);
-  if (values == 0 || RegisterBlockFor(cols, values) > kRegisterMaxBlockThreads) {
-    values = kRegisterMaxValues<T>;  // forced onto a row the default leaves to shared memory
+  RegisterPlan plan = RegisterAutoPlan<T, kAlgorithm>(cols);
+  if (plan.values == 0 ||
+      RegisterBlockFor(cols, plan.values + plan.smem_values) > kRegisterMaxBlockThreads) {
+    plan = {kRegisterMaxValues<T>, 0};  // forced onto a row the default leaves to shared memory
   }
-  const int block = RegisterBlockFor(cols, values);
+  // Plans that spill hold the most values in registers: one more kernel where a plan spills
+  // (float32, float16 log_softmax).
+  constexpr bool kSpills = std::is_same_v<T, float> ||
+                           (std::is_same_v<T, __half> && kAlgorithm == Algorithm::kLogSoftmax);
+  if constexpr (kSpills) {
+    if (plan.smem_values > 0 && plan.values == kRegisterMaxValues<T>) {
+      const int block = RegisterBlockFor(cols, plan.values + plan.smem_values);
+      return LaunchBlockRegister<T, kAlgorithm, kRegisterMaxValues<T> / kPack, true>(
+          props, stream, rows, cols, x, y, block, plan.smem_values / kPack, info);
+    }
+  }
+  const int block = RegisterBlockFor(cols, plan.values);
   if constexpr (std::is_same_v<T, float>) {
-    if (values == 16) {
+    if (plan.values == 16) {
       return LaunchBlockRegister<T, kAlgorithm, 16 / kPack>(props, stream, rows, cols, x, y, block,
-                                                            info);
+                                                            0, info);
     }
   }
   if constexpr (kRegisterMaxValues<T> == 64) {
-    if (values == 64) {
+    if (plan.values == 64) {
       return LaunchBlockRegister<T, kAlgorithm, 64 / kPack>(props, stream, rows, cols, x, y, block,
-                                                            info);
+                                                            0, info);
     }
   }
-  return LaunchBlockRegister<T, kAlgorithm, 32 / kPack>(props, stream, rows, cols, x, y, block,
+  return LaunchBlockRegister<T, kAlgorithm, 32 / kPack>(props, stream, rows, cols, x, y, block, 0,
                                                         info);
 }
 
@@ -362,7 +404,7 @@ cudaError_t Launch(const CudaDeviceProperties& props, cudaStream_t stream, int64
       return LaunchBlockUncached<T, kAlgorithm>(props, stream, rows, cols, a, dy, out, info);
     }
     if (forced == SoftmaxImpl::kAuto && register_fits &&
-        RegisterAutoValues<T, kAlgorithm>(cols) > 0) {
+        RegisterAutoPlan<T, kAlgorithm>(cols).values > 0) {
       return LaunchBlockRegisterPath<T, kAlgorithm>(props, stream, rows, cols, a, out, info);
     }
     if (cols <= kMaxWarpCols && forced != SoftmaxImpl::kBlockSmem) {
