@@ -64,15 +64,18 @@ RunResult RunOnCuda(const std::vector<Tensor>& cpu_inputs, bool log, bool backwa
 struct Shape2 {
   int64_t rows, cols;
 };
-const Shape2 kShapes[] = {{1, 1},     {7, 31},    {64, 1024}, {3, 1025},  {4, 1032}, {5, 4096},
-                          {3, 20000}, {2, 32768}, {2, 50000}, {3, 70000}, {1000, 3}};
+const Shape2 kShapes[] = {{1, 1},    {7, 31},    {64, 1024}, {3, 1025},  {4, 1032},  {5, 3001},
+                          {5, 4096}, {3, 20000}, {2, 32768}, {2, 50000}, {3, 70000}, {1000, 3}};
 
-// The path a forced implementation must take. Forward rows of whole 16-byte packs (the
-// tests' tensors start aligned) are held in registers when forced, up to 1024 threads of 32
-// values (64 for float16); by default from where that measured faster than the warp (float32
-// from 896 columns, 16-bit from 769) up to where it measured faster than shared memory:
-// 32768 columns for float32 and float16 (past 16384 or 8192, half of each thread's values in
-// shared memory), bfloat16 softmax 4096 and log_softmax 8192. Other rows go to shared memory,
+// The path a forced implementation must take. Forward rows (the tests' tensors start aligned)
+// are held in registers when forced, up to 1024 threads of 32 values (64 for float16); 16-bit
+// rows only when their length is a whole number of 16-byte packs, float32 rows of any length
+// (one more pack covers a row that starts mid-pack). By default, rows of whole packs from
+// where that measured faster than the warp (float32 from 896 columns, 16-bit from 769) up to
+// where it measured faster than shared memory: 32768 columns for float32 and float16 (past
+// 16384 or 8192, half of each thread's values in shared memory), bfloat16 softmax 4096 and
+// log_softmax 8192; float32 rows that start mid-pack, softmax from 1025 to 16384 columns and
+// log_softmax from 2048 to 12345. Other rows go to shared memory,
 // cached as stored (2 bytes an element for 16-bit types), when the row (and dy's for
 // backward) fits in the 227 KB a Hopper block may opt into, less a little for the block
 // reductions; past that, to the uncached kernel.
@@ -82,15 +85,21 @@ std::string ExpectedPath(SoftmaxImpl impl, DataType dtype, int64_t cols, bool ba
   }
   const bool float32 = dtype == DataType::kFloat32, float16 = dtype == DataType::kFloat16;
   const int64_t pack = float32 ? 4 : 8;
-  const bool register_fits = !backward && cols % pack == 0 && cols <= 1024 * (float16 ? 64 : 32);
+  const bool packed = cols % pack == 0;
+  const bool register_fits =
+      !backward && (packed || float32) && cols + pack - 1 <= 1024 * (float16 ? 64 : 32);
   if (impl == SoftmaxImpl::kBlockRegister) {
     if (register_fits) {
       return "register";
     }
     impl = SoftmaxImpl::kAuto;  // a forced path the shape cannot take falls back
   }
-  const int64_t auto_min = float32 ? 896 : 769;
-  const int64_t auto_max = float32 || float16 ? 32768 : log ? 8192 : 4096;
+  int64_t auto_min = float32 ? 896 : 769;
+  int64_t auto_max = float32 || float16 ? 32768 : log ? 8192 : 4096;
+  if (!packed) {
+    auto_min = log ? 2048 : 1025;
+    auto_max = log ? 12345 : 16384;
+  }
   if (impl == SoftmaxImpl::kAuto && register_fits && cols >= auto_min && cols <= auto_max) {
     return "register";
   }

@@ -57,8 +57,56 @@ __device__ __forceinline__ void ForEachSpilled(const P* spill, int smem_packs,
   }
 }
 
-// Thread t holds packs t, t + blockDim.x, ... of the row (coalesced per step); packs past the
-// row's end hold -inf, which adds exp(-inf) = 0 to the sum. 16-bit rows stay in registers as
+// A row as the 16-byte packs that cover it: pack p holds the row's elements from
+// p * kPack - lead on, lead being how far into its pack the row starts. Rows of whole packs
+// (kAligned: the row starts on a pack and its length is a multiple of kPack) have lead 0 and
+// only whole packs; otherwise the first and last packs are edges, shared with the neighbouring
+// rows, and move element by element, touching only this row's elements.
+template <typename T, bool kAligned>
+struct CoveringPacks {
+  static constexpr int kPack = kBlockPack<T>;
+  int64_t cols;
+  int lead;
+  int64_t packs;
+
+  __device__ __forceinline__ CoveringPacks(const T* row, int64_t row_cols)
+      : cols(row_cols),
+        lead(kAligned ? 0 : static_cast<int>(reinterpret_cast<uintptr_t>(row) % 16 / sizeof(T))),
+        packs(kAligned ? row_cols / kPack : (lead + row_cols + kPack - 1) / kPack) {}
+
+  __device__ __forceinline__ bool Whole(int64_t pack) const {
+    return kAligned || (pack * kPack >= lead && (pack + 1) * kPack <= lead + cols);
+  }
+  template <typename P>
+  __device__ __forceinline__ P* PackStart(P* row, int64_t pack) const {
+    return row - lead + pack * kPack;
+  }
+  // An edge pack's values, -inf where it holds no element of this row.
+  template <typename H>
+  __device__ __forceinline__ void LoadEdge(const T* row, int64_t pack, H* v) const {
+#pragma unroll
+    for (int i = 0; i < kPack; ++i) {
+      const int64_t c = pack * kPack - lead + i;
+      v[i] =
+          c >= 0 && c < cols ? static_cast<H>(row[c]) : static_cast<H>(NegativeInfinity<float>());
+    }
+  }
+  template <typename C>
+  __device__ __forceinline__ void StoreEdge(const C* v, int64_t pack, T* row) const {
+#pragma unroll
+    for (int i = 0; i < kPack; ++i) {
+      const int64_t c = pack * kPack - lead + i;
+      if (c >= 0 && c < cols) {
+        row[c] = FromCompute<T>(v[i]);
+      }
+    }
+  }
+};
+
+// Thread t holds packs t, t + blockDim.x, ... of those covering the row (coalesced per step);
+// packs past the row's end, and an edge pack's elements of other rows, hold -inf, which adds
+// exp(-inf) = 0 to the sum. y's rows start as x's do: the launcher takes this path only when
+// both tensors start 16-byte aligned. 16-bit rows stay in registers as
 // loaded (kRaw), two values a register, and exp is computed again for the output: a thread
 // then keeps twice the bytes in flight for its registers, which is what limits 16-bit rows
 // (the extra exp is one multiply and the hardware exp2). float32 rows hold exp(x - max)
@@ -67,10 +115,11 @@ __device__ __forceinline__ void ForEachSpilled(const P* spill, int smem_packs,
 // (smem_packs of them, 16 bytes each): copied with cp.async before the register loads are
 // issued, read back only by the thread that copied them (so no barrier guards them), and
 // stored from their raw values with exp computed again.
-template <typename T, typename C, Algorithm kAlgorithm, int kPacks, bool kSpill>
+template <typename T, typename C, Algorithm kAlgorithm, int kPacks, bool kSpill, bool kAligned>
 __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
     BlockRegisterSoftmaxKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows,
                                int64_t cols, int smem_packs) {
+  static_assert(kAligned || !kSpill, "only rows of whole packs spill");
   constexpr int kPack = kBlockPack<T>;
   constexpr bool kRaw = sizeof(T) == 2;
   using H = std::conditional_t<kRaw, T, C>;  // what the registers hold between passes
@@ -81,10 +130,11 @@ __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
   extern __shared__ __align__(16) unsigned char spill_bytes[];
   // This thread's q-th shared slot is spill[q * blockDim.x]: only its owner reads or writes it.
   P* const spill = reinterpret_cast<P*>(spill_bytes) + threadIdx.x;
-  const int64_t packs = cols / kPack;
   const int64_t first_spilled = static_cast<int64_t>(kPacks) * blockDim.x;
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const T* row_x = x + row * cols;
+    const CoveringPacks<T, kAligned> cover(row_x, cols);
+    const int64_t packs = cover.packs;
     // The shared part first, asynchronously: nothing waits for it before the register part is
     // loaded and scanned.
     if constexpr (kSpill) {
@@ -105,10 +155,12 @@ __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
         for (int i = 0; i < kPack; ++i) {
           buf[p].elem[i] = static_cast<H>(NegativeInfinity<C>());
         }
+      } else if (!cover.Whole(pack)) {
+        cover.LoadEdge(row_x, pack, buf[p].elem);
       } else if constexpr (kRaw) {
-        buf[p] = *reinterpret_cast<const Pack<T, kPack>*>(row_x + pack * kPack);
+        buf[p] = *reinterpret_cast<const Pack<T, kPack>*>(cover.PackStart(row_x, pack));
       } else {
-        LoadPack<C, kPack>(row_x + pack * kPack, buf[p].elem);
+        LoadPack<C, kPack>(cover.PackStart(row_x, pack), buf[p].elem);
       }
     }
     C max = NegativeInfinity<C>();
@@ -172,7 +224,11 @@ __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
           }
           out[i] = kAlgorithm == Algorithm::kSoftmax ? v * scale : v - scale;
         }
-        StorePack<kPack>(out, row_y + pack * kPack);
+        if (cover.Whole(pack)) {
+          StorePack<kPack>(out, cover.PackStart(row_y, pack));
+        } else {
+          cover.StoreEdge(out, pack, row_y);
+        }
       }
     }
     // The spilled packs are stored from their raw values, exp computed again. Their next row's

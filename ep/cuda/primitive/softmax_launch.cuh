@@ -249,12 +249,12 @@ cudaError_t LaunchBlockUncached(const CudaDeviceProperties& props, cudaStream_t 
 
 // ---- block-register path (forward, aligned packs) --------------------------------------
 
-template <typename T, Algorithm kAlgorithm, int kPacks, bool kSpill = false>
+template <typename T, Algorithm kAlgorithm, int kPacks, bool kSpill, bool kAligned>
 cudaError_t LaunchBlockRegister(const CudaDeviceProperties& props, cudaStream_t stream,
                                 int64_t rows, int64_t cols, const T* x, T* y, int block,
                                 int smem_packs, LaunchInfo* info) {
   using C = CudaComputeType<T>;
-  const auto kernel = BlockRegisterSoftmaxKernel<T, C, kAlgorithm, kPacks, kSpill>;
+  const auto kernel = BlockRegisterSoftmaxKernel<T, C, kAlgorithm, kPacks, kSpill, kAligned>;
   const size_t smem = kSpill ? static_cast<size_t>(smem_packs) * block * 16 : 0;
   if (smem > 0) {
     // Raised to the most the device allows (one value per kernel, the same from every call).
@@ -281,13 +281,17 @@ cudaError_t LaunchBlockRegister(const CudaDeviceProperties& props, cudaStream_t 
 template <typename T>
 constexpr int kRegisterMaxValues = std::is_same_v<T, __half> ? 64 : 32;
 
-// Rows whose packs the register path can hold: a whole number of aligned packs, at most 1024
-// threads of kRegisterMaxValues values.
+// Rows the register path can hold: both tensors start 16-byte aligned, and the packs covering
+// a row fit 1024 threads of kRegisterMaxValues values. Rows that start mid-pack (their length
+// is not a whole number of packs) are float32 only, covered by one more pack than their length
+// needs: 16-bit rows measured 30-55% slower that way than in shared memory.
 template <typename T>
 bool RegisterPathFits(int64_t cols, const T* x, const T* y) {
-  return cols % kBlockPack<T> == 0 &&
-         cols <= int64_t{kRegisterMaxBlockThreads} * kRegisterMaxValues<T> && Aligned16(x) &&
-         Aligned16(y);
+  if (cols % kBlockPack<T> != 0 && !std::is_same_v<T, float>) {
+    return false;
+  }
+  return cols + kBlockPack<T> - 1 <= int64_t{kRegisterMaxBlockThreads} * kRegisterMaxValues<T> &&
+         Aligned16(x) && Aligned16(y);
 }
 
 inline int RegisterBlockFor(int64_t cols, int values) {
@@ -309,8 +313,11 @@ struct RegisterPlan {
 // against the shared-memory kernel). 16-bit rows leave the warp path from 769 columns on,
 // float32 rows from 896 (at 768-800 the warp was faster for log_softmax).
 //   float32   softmax to 16384 columns, log_softmax to 4096: 16 values while blocks stay
-//             within 192 threads, else 32; longer rows to 32768: 32 + 32 in shared memory
-//             (log_softmax 8192: 3827 -> 3998 GB/s; its double row sum costs registers)
+//             within 192 threads (128 for log_softmax), else 32; longer rows to 32768: 32 + 32
+//             in shared memory (log_softmax 8192: 3827 -> 3998 GB/s; its double row sum costs
+//             registers). Rows that start mid-pack: softmax from 1025 to 16384 columns
+//             (3498 -> 3861 GB/s at 12345), log_softmax from 2048 to 12345 (3615 -> 4094 at
+//             3001; at 1025 shared memory was 11% faster, past 12345 nothing was measured)
 //   float16   softmax to 32768: 32 values to 4096 columns, 64 beyond; log_softmax 32 to 8192,
 //             then to 32768 64 + 64 in shared memory
 //   bfloat16  softmax to 4096, log_softmax to 8192: 32 values
@@ -318,17 +325,27 @@ struct RegisterPlan {
 // part of the row in shared memory (the shared round trip and the extra exp cost more there),
 // and bfloat16 loses with 64 values a thread (the compiler widens them to float).
 template <typename T, Algorithm kAlgorithm>
-RegisterPlan RegisterAutoPlan(int64_t cols) {
+RegisterPlan RegisterAutoPlan(int64_t cols, bool packed) {
   constexpr bool kSoftmax = kAlgorithm == Algorithm::kSoftmax;
-  if (cols < (std::is_same_v<T, float> ? 896 : 769)) {
-    return {};
-  }
   if constexpr (std::is_same_v<T, float>) {
+    const int values = RegisterBlockFor(cols, 16) <= (kSoftmax ? 192 : 128) ? 16 : 32;
+    if (!packed) {
+      const bool fits =
+          kSoftmax ? cols > kMaxWarpCols && cols <= 16384 : cols >= 2048 && cols <= 12345;
+      return fits ? RegisterPlan{values, 0} : RegisterPlan{};
+    }
+    if (cols < 896) {
+      return {};
+    }
     if (cols <= (kSoftmax ? 16384 : 4096)) {
-      return {RegisterBlockFor(cols, 16) <= 192 ? 16 : 32, 0};
+      return {values, 0};
     }
     return cols <= 32768 ? RegisterPlan{32, 32} : RegisterPlan{};
-  } else if constexpr (std::is_same_v<T, __half>) {
+  }
+  if (!packed || cols < 769) {
+    return {};
+  }
+  if constexpr (std::is_same_v<T, __half>) {
     if (kSoftmax) {
       return {cols <= 4096 ? 32 : cols <= 32768 ? 64 : 0, 0};
     }
@@ -339,15 +356,47 @@ RegisterPlan RegisterAutoPlan(int64_t cols) {
   return {cols <= (kSoftmax ? 4096 : 8192) ? 32 : 0, 0};
 }
 
+// Launches the register kernel holding `values` per thread in registers (16 for float32, 32,
+// or 64 for float16) and none in shared memory.
+template <typename T, Algorithm kAlgorithm, bool kAligned>
+cudaError_t LaunchBlockRegisterValues(const CudaDeviceProperties& props, cudaStream_t stream,
+                                      int64_t rows, int64_t cols, const T* x, T* y, int values,
+                                      LaunchInfo* info) {
+  constexpr int kPack = kBlockPack<T>;
+  // a row that starts mid-pack may need one more pack than its length
+  const int block = RegisterBlockFor(kAligned ? cols : cols + kPack - 1, values);
+  if constexpr (std::is_same_v<T, float>) {
+    if (values == 16) {
+      return LaunchBlockRegister<T, kAlgorithm, 16 / kPack, false, kAligned>(
+          props, stream, rows, cols, x, y, block, 0, info);
+    }
+  }
+  if constexpr (kRegisterMaxValues<T> == 64) {
+    if (values == 64) {
+      return LaunchBlockRegister<T, kAlgorithm, 64 / kPack, false, kAligned>(
+          props, stream, rows, cols, x, y, block, 0, info);
+    }
+  }
+  return LaunchBlockRegister<T, kAlgorithm, 32 / kPack, false, kAligned>(props, stream, rows, cols,
+                                                                         x, y, block, 0, info);
+}
+
 template <typename T, Algorithm kAlgorithm>
 cudaError_t LaunchBlockRegisterPath(const CudaDeviceProperties& props, cudaStream_t stream,
                                     int64_t rows, int64_t cols, const T* x, T* y,
                                     LaunchInfo* info) {
   constexpr int kPack = kBlockPack<T>;
-  RegisterPlan plan = RegisterAutoPlan<T, kAlgorithm>(cols);
+  const bool packed = cols % kPack == 0;  // every row starts on a pack (the bases are aligned)
+  RegisterPlan plan = RegisterAutoPlan<T, kAlgorithm>(cols, packed);
   if (plan.values == 0 ||
-      RegisterBlockFor(cols, plan.values + plan.smem_values) > kRegisterMaxBlockThreads) {
-    plan = {kRegisterMaxValues<T>, 0};  // forced onto a row the default leaves to shared memory
+      RegisterBlockFor(cols + kPack, plan.values + plan.smem_values) > kRegisterMaxBlockThreads) {
+    plan = {kRegisterMaxValues<T>, 0};  // forced onto a row the default leaves elsewhere
+  }
+  if constexpr (std::is_same_v<T, float>) {
+    if (!packed) {
+      return LaunchBlockRegisterValues<T, kAlgorithm, false>(props, stream, rows, cols, x, y,
+                                                             plan.values, info);
+    }
   }
   // Plans that spill hold the most values in registers: one more kernel where a plan spills
   // (float32, float16 log_softmax).
@@ -356,25 +405,12 @@ cudaError_t LaunchBlockRegisterPath(const CudaDeviceProperties& props, cudaStrea
   if constexpr (kSpills) {
     if (plan.smem_values > 0 && plan.values == kRegisterMaxValues<T>) {
       const int block = RegisterBlockFor(cols, plan.values + plan.smem_values);
-      return LaunchBlockRegister<T, kAlgorithm, kRegisterMaxValues<T> / kPack, true>(
+      return LaunchBlockRegister<T, kAlgorithm, kRegisterMaxValues<T> / kPack, true, true>(
           props, stream, rows, cols, x, y, block, plan.smem_values / kPack, info);
     }
   }
-  const int block = RegisterBlockFor(cols, plan.values);
-  if constexpr (std::is_same_v<T, float>) {
-    if (plan.values == 16) {
-      return LaunchBlockRegister<T, kAlgorithm, 16 / kPack>(props, stream, rows, cols, x, y, block,
-                                                            0, info);
-    }
-  }
-  if constexpr (kRegisterMaxValues<T> == 64) {
-    if (plan.values == 64) {
-      return LaunchBlockRegister<T, kAlgorithm, 64 / kPack>(props, stream, rows, cols, x, y, block,
-                                                            0, info);
-    }
-  }
-  return LaunchBlockRegister<T, kAlgorithm, 32 / kPack>(props, stream, rows, cols, x, y, block, 0,
-                                                        info);
+  return LaunchBlockRegisterValues<T, kAlgorithm, true>(props, stream, rows, cols, x, y,
+                                                        plan.values, info);
 }
 
 // ---- the dispatch ---------------------------------------------------------------------------
@@ -404,7 +440,7 @@ cudaError_t Launch(const CudaDeviceProperties& props, cudaStream_t stream, int64
       return LaunchBlockUncached<T, kAlgorithm>(props, stream, rows, cols, a, dy, out, info);
     }
     if (forced == SoftmaxImpl::kAuto && register_fits &&
-        RegisterAutoPlan<T, kAlgorithm>(cols).values > 0) {
+        RegisterAutoPlan<T, kAlgorithm>(cols, cols % kBlockPack<T> == 0).values > 0) {
       return LaunchBlockRegisterPath<T, kAlgorithm>(props, stream, rows, cols, a, out, info);
     }
     if (cols <= kMaxWarpCols && forced != SoftmaxImpl::kBlockSmem) {
