@@ -86,8 +86,9 @@ std::string ExpectedPath(SoftmaxImpl impl, DataType dtype, int64_t cols, bool ba
   const bool float32 = dtype == DataType::kFloat32, float16 = dtype == DataType::kFloat16;
   const int64_t pack = float32 ? 4 : 8;
   const bool packed = cols % pack == 0;
+  const int64_t covered = packed ? cols : cols + pack - 1;
   const bool register_fits =
-      !backward && (packed || float32) && cols + pack - 1 <= 1024 * (float16 ? 64 : 32);
+      !backward && (packed || float32) && covered <= 1024 * (float16 ? 64 : 32);
   if (impl == SoftmaxImpl::kBlockRegister) {
     if (register_fits) {
       return "register";

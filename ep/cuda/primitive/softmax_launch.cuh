@@ -287,11 +287,13 @@ constexpr int kRegisterMaxValues = std::is_same_v<T, __half> ? 64 : 32;
 // needs: 16-bit rows measured 30-55% slower that way than in shared memory.
 template <typename T>
 bool RegisterPathFits(int64_t cols, const T* x, const T* y) {
-  if (cols % kBlockPack<T> != 0 && !std::is_same_v<T, float>) {
+  const bool packed = cols % kBlockPack<T> == 0;
+  if (!packed && !std::is_same_v<T, float>) {
     return false;
   }
-  return cols + kBlockPack<T> - 1 <= int64_t{kRegisterMaxBlockThreads} * kRegisterMaxValues<T> &&
-         Aligned16(x) && Aligned16(y);
+  const int64_t covered = packed ? cols : cols + kBlockPack<T> - 1;
+  return covered <= int64_t{kRegisterMaxBlockThreads} * kRegisterMaxValues<T> && Aligned16(x) &&
+         Aligned16(y);
 }
 
 inline int RegisterBlockFor(int64_t cols, int values) {
@@ -388,8 +390,9 @@ cudaError_t LaunchBlockRegisterPath(const CudaDeviceProperties& props, cudaStrea
   constexpr int kPack = kBlockPack<T>;
   const bool packed = cols % kPack == 0;  // every row starts on a pack (the bases are aligned)
   RegisterPlan plan = RegisterAutoPlan<T, kAlgorithm>(cols, packed);
+  const int64_t covered = packed ? cols : cols + kPack - 1;  // see RegisterPathFits
   if (plan.values == 0 ||
-      RegisterBlockFor(cols + kPack, plan.values + plan.smem_values) > kRegisterMaxBlockThreads) {
+      RegisterBlockFor(covered, plan.values + plan.smem_values) > kRegisterMaxBlockThreads) {
     plan = {kRegisterMaxValues<T>, 0};  // forced onto a row the default leaves elsewhere
   }
   if constexpr (std::is_same_v<T, float>) {
