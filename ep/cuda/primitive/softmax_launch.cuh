@@ -315,11 +315,12 @@ struct RegisterPlan {
 // against the shared-memory kernel). 16-bit rows leave the warp path from 769 columns on,
 // float32 rows from 896 (at 768-800 the warp was faster for log_softmax).
 //   float32   softmax to 16384 columns, log_softmax to 4096: 16 values while blocks stay
-//             within 192 threads (128 for log_softmax), else 32; longer rows to 32768: 32 + 32
+//             within 192 threads, else 32; longer rows to 32768: 32 + 32
 //             in shared memory (log_softmax 8192: 3827 -> 3998 GB/s; its double row sum costs
 //             registers). Rows that start mid-pack: softmax from 1025 to 16384 columns
 //             (3498 -> 3861 GB/s at 12345), log_softmax from 2048 to 12345 (3615 -> 4094 at
-//             3001; at 1025 shared memory was 11% faster, past 12345 nothing was measured)
+//             3001, where 16 values a thread gave 3804; at 1025 shared memory was 11% faster,
+//             past 12345 nothing was measured), 16 values only within 128 threads for it
 //   float16   softmax to 32768: 32 values to 4096 columns, 64 beyond; log_softmax 32 to 8192,
 //             then to 32768 64 + 64 in shared memory
 //   bfloat16  softmax to 4096, log_softmax to 8192: 32 values
@@ -330,7 +331,7 @@ template <typename T, Algorithm kAlgorithm>
 RegisterPlan RegisterAutoPlan(int64_t cols, bool packed) {
   constexpr bool kSoftmax = kAlgorithm == Algorithm::kSoftmax;
   if constexpr (std::is_same_v<T, float>) {
-    const int values = RegisterBlockFor(cols, 16) <= (kSoftmax ? 192 : 128) ? 16 : 32;
+    const int values = RegisterBlockFor(cols, 16) <= (kSoftmax || packed ? 192 : 128) ? 16 : 32;
     if (!packed) {
       const bool fits =
           kSoftmax ? cols > kMaxWarpCols && cols <= 16384 : cols >= 2048 && cols <= 12345;
