@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <utility>
 #include <vector>
@@ -15,6 +16,11 @@
 #include "primitive/memcpy.h"
 #include "primitive/permute.h"
 #include "tests/support/test_util.h"
+
+#ifdef OFLITE_WITH_CUDA
+#include "ep/cuda/cuda_device_properties.h"
+#include "ep/cuda/grid_size.h"
+#endif
 
 namespace oflite {
 namespace test {
@@ -72,13 +78,13 @@ const Shape2 kShapes[] = {{1, 1},    {7, 31},    {64, 1024}, {3, 1025},  {4, 103
 // rows only when their length is a whole number of 16-byte packs, float32 rows of any length
 // (one more pack covers a row that starts mid-pack). By default, rows of whole packs from
 // where that measured faster than the warp (float32 from 896 columns, 16-bit from 769) up to
-// where it measured faster than shared memory: 32768 columns for float32 and float16 (past
-// 16384 or 8192, half of each thread's values in shared memory), bfloat16 softmax 4096 and
-// log_softmax 8192; float32 rows that start mid-pack, softmax from 1025 to 16384 columns and
-// log_softmax from 2048 to 12345. Other rows go to shared memory,
-// cached as stored (2 bytes an element for 16-bit types), when the row (and dy's for
-// backward) fits in the 227 KB a Hopper block may opt into, less a little for the block
-// reductions; past that, to the uncached kernel.
+// where it measured faster than shared memory: 32768 columns for float32 and float16 (half of
+// each thread's values in shared memory past 16384 float32 softmax columns, 4096 float32
+// log_softmax, 8192 float16 log_softmax), bfloat16 softmax 4096 and log_softmax 8192; float32 rows
+// that start mid-pack, softmax from 1025 to 16384 columns and log_softmax from 2048 to 12345. Other
+// rows go to shared memory, cached as stored (2 bytes an element for 16-bit types), when the row
+// (and dy's for backward) fits in the 227 KB a Hopper block may opt into, less a little for the
+// block reductions; past that, to the uncached kernel.
 std::string ExpectedPath(SoftmaxImpl impl, DataType dtype, int64_t cols, bool backward, bool log) {
   if (dtype == DataType::kFloat64 || impl == SoftmaxImpl::kBlockUncached) {
     return "uncached";
@@ -198,7 +204,8 @@ TEST_F(CudaSoftmaxTest, ForcedPathsAreTheOnesThatRan) {
     EXPECT_NE(r.launch.find(expected), std::string::npos) << r.launch;
   }
   // shorter rows go to the warp kernel; rows too long for a warp go to registers when whole
-  // packs, else to shared memory, then to the uncached kernel
+  // packs (float32 softmax rows of any length), else to shared memory, then to the uncached
+  // kernel
   const Tensor short_rows =
       MakeTensor(RandomValues(64 * 800, 3), Shape{64, 800}, DataType::kFloat32);
   EXPECT_NE(RunOnCuda({short_rows}, false, false, 1).launch.find("[warp pack=4"),
@@ -358,6 +365,14 @@ TEST_F(CudaSoftmaxTest, NonLastDimsOf3dAnd4dTensors) {
   }
 }
 
+// Test data from an element index: a 64-bit mix, so that neither a row nor the rows repeat
+// (a multiplicative hash modulo a power of two repeats with that period).
+uint64_t Mix(uint64_t i) {
+  i = (i ^ (i >> 30)) * 0xbf58476d1ce4e5b9ull;
+  i = (i ^ (i >> 27)) * 0x94d049bb133111ebull;
+  return i ^ (i >> 31);
+}
+
 // More than 2^31 elements: 64-bit indexing, on the shared-memory path (rows of 1025) and the
 // register path (rows of 1024). Large (4.3 GB of float16 each way): runs only with
 // OFLITE_LARGE_TESTS=1.
@@ -370,8 +385,8 @@ TEST_F(CudaSoftmaxTest, LargeTensorBeyondTwoToThe31Elements) {
     const int64_t rows = (int64_t{1} << 21) + 3;  // over 2^31 elements either way
     const Shape shape = {rows, cols};
     std::vector<float16> host(static_cast<size_t>(rows * cols));
-    for (size_t i = 0; i < host.size(); ++i) {  // cheap hash, not zeros, not periodic per row
-      host[i] = float16(static_cast<float>((i * 2654435761u) % 8192) / 1024.0f - 4.0f);
+    for (size_t i = 0; i < host.size(); ++i) {
+      host[i] = float16(static_cast<float>(Mix(i) % 8192) / 1024.0f - 4.0f);
     }
     const Tensor x = Unwrap(
         Tensor::FromHost(host.data(), host.size() * 2, shape, DataType::kFloat16, Device::Cuda(0)));
@@ -395,8 +410,9 @@ TEST_F(CudaSoftmaxTest, LargeTensorBeyondTwoToThe31Elements) {
   }
 }
 
+#ifdef OFLITE_WITH_CUDA
 // Rows of the register path that keeps half of each thread's values in shared memory, with
-// more rows than the grid has blocks (at most 132 SMs x 4 blocks x 32 waves = 16896 on
+// more rows than the grid has blocks (SMs x 4 blocks of 512 x 32 waves: 16896 on a 132-SM
 // Hopper), so blocks reuse their shared slots for a second row. Rows are compared with the
 // reference from the last 200 (a block's second row) and every 97th. Large (2.2 GB of float32
 // each way): runs only with OFLITE_LARGE_TESTS=1.
@@ -404,11 +420,14 @@ TEST_F(CudaSoftmaxTest, LargeSpilledRegisterRowsLoopOverTheGrid) {
   if (std::getenv("OFLITE_LARGE_TESTS") == nullptr) {
     GTEST_SKIP() << "set OFLITE_LARGE_TESTS=1";
   }
-  const int64_t rows = 17100, cols = 32768;
+  const ep::CudaDeviceProperties* props = Unwrap(ep::GetCudaDeviceProperties(0));
+  const int64_t cols = 32768;
+  const int64_t rows =
+      ep::GridSize(props->sm_count, props->max_threads_per_sm, 512, INT64_MAX) + 200;
   const Shape shape = {rows, cols};
   std::vector<float> host(static_cast<size_t>(rows * cols));
-  for (size_t i = 0; i < host.size(); ++i) {  // cheap hash, not periodic per row
-    host[i] = static_cast<float>((i * 2654435761u) % 8192) / 512.0f - 8.0f;
+  for (size_t i = 0; i < host.size(); ++i) {
+    host[i] = static_cast<float>(Mix(i) % 8192) / 512.0f - 8.0f;
   }
   const Tensor x = Unwrap(
       Tensor::FromHost(host.data(), host.size() * 4, shape, DataType::kFloat32, Device::Cuda(0)));
@@ -439,6 +458,7 @@ TEST_F(CudaSoftmaxTest, LargeSpilledRegisterRowsLoopOverTheGrid) {
     }
   }
 }
+#endif  // OFLITE_WITH_CUDA
 
 }  // namespace
 }  // namespace test

@@ -247,7 +247,7 @@ cudaError_t LaunchBlockUncached(const CudaDeviceProperties& props, cudaStream_t 
   return cudaGetLastError();
 }
 
-// ---- block-register path (forward, aligned packs) --------------------------------------
+// ---- block-register path (forward; both tensors 16-byte aligned) -----------------------
 
 template <typename T, Algorithm kAlgorithm, int kPacks, bool kSpill, bool kAligned>
 cudaError_t LaunchBlockRegister(const CudaDeviceProperties& props, cudaStream_t stream,
@@ -260,13 +260,16 @@ cudaError_t LaunchBlockRegister(const CudaDeviceProperties& props, cudaStream_t 
     // Raised to the most the device allows (one value per kernel, the same from every call).
     cudaFuncAttributes attr;
     cudaError_t err = cudaFuncGetAttributes(&attr, kernel);
-    const int limit = static_cast<int>(props.shared_memory_per_block_optin) -
-                      static_cast<int>(attr.sharedSizeBytes);
-    if (err == cudaSuccess && attr.maxDynamicSharedSizeBytes < limit) {
-      err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
-    }
     if (err != cudaSuccess) {
       return err;
+    }
+    const int limit = static_cast<int>(props.shared_memory_per_block_optin) -
+                      static_cast<int>(attr.sharedSizeBytes);
+    if (attr.maxDynamicSharedSizeBytes < limit) {
+      err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
+      if (err != cudaSuccess) {
+        return err;
+      }
     }
   }
   const auto grid = static_cast<unsigned>(GridSize(props, block, rows));
@@ -319,8 +322,8 @@ struct RegisterPlan {
 //             in shared memory (log_softmax 8192: 3827 -> 3998 GB/s; its double row sum costs
 //             registers). Rows that start mid-pack: softmax from 1025 to 16384 columns
 //             (3498 -> 3861 GB/s at 12345), log_softmax from 2048 to 12345 (3615 -> 4094 at
-//             3001, where 16 values a thread gave 3804; at 1025 shared memory was 11% faster,
-//             past 12345 nothing was measured), 16 values only within 128 threads for it
+//             3001, 32 values a thread, where 16 gave 3804; at 1025 shared memory was 11%
+//             faster, past 12345 nothing was measured)
 //   float16   softmax to 32768: 32 values to 4096 columns, 64 beyond; log_softmax 32 to 8192,
 //             then to 32768 64 + 64 in shared memory
 //   bfloat16  softmax to 4096, log_softmax to 8192: 32 values
@@ -331,11 +334,13 @@ template <typename T, Algorithm kAlgorithm>
 RegisterPlan RegisterAutoPlan(int64_t cols, bool packed) {
   constexpr bool kSoftmax = kAlgorithm == Algorithm::kSoftmax;
   if constexpr (std::is_same_v<T, float>) {
-    const int values = RegisterBlockFor(cols, 16) <= (kSoftmax || packed ? 192 : 128) ? 16 : 32;
+    const int64_t covered = packed ? cols : cols + 3;  // see RegisterPathFits
+    const int values = RegisterBlockFor(covered, 16) <= 192 ? 16 : 32;
     if (!packed) {
-      const bool fits =
-          kSoftmax ? cols > kMaxWarpCols && cols <= 16384 : cols >= 2048 && cols <= 12345;
-      return fits ? RegisterPlan{values, 0} : RegisterPlan{};
+      if constexpr (kSoftmax) {
+        return cols > kMaxWarpCols && cols <= 16384 ? RegisterPlan{values, 0} : RegisterPlan{};
+      }
+      return cols >= 2048 && cols <= 12345 ? RegisterPlan{32, 0} : RegisterPlan{};
     }
     if (cols < 896) {
       return {};
@@ -368,7 +373,8 @@ cudaError_t LaunchBlockRegisterValues(const CudaDeviceProperties& props, cudaStr
   constexpr int kPack = kBlockPack<T>;
   // a row that starts mid-pack may need one more pack than its length
   const int block = RegisterBlockFor(kAligned ? cols : cols + kPack - 1, values);
-  if constexpr (std::is_same_v<T, float>) {
+  // (rows that start mid-pack take 16 values for softmax only)
+  if constexpr (std::is_same_v<T, float> && (kAligned || kAlgorithm == Algorithm::kSoftmax)) {
     if (values == 16) {
       return LaunchBlockRegister<T, kAlgorithm, 16 / kPack, false, kAligned>(
           props, stream, rows, cols, x, y, block, 0, info);
