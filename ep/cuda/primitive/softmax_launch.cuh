@@ -284,19 +284,23 @@ cudaError_t LaunchBlockRegister(const CudaDeviceProperties& props, cudaStream_t 
 template <typename T>
 constexpr int kRegisterMaxValues = std::is_same_v<T, __half> ? 64 : 32;
 
+// The columns the packs covering a row span: a row that starts mid-pack (its length is not a
+// whole number of packs; the tensor starts aligned) may need one more pack than its length.
+template <typename T>
+constexpr int64_t CoveredCols(int64_t cols) {
+  return cols % kBlockPack<T> == 0 ? cols : cols + kBlockPack<T> - 1;
+}
+
 // Rows the register path can hold: both tensors start 16-byte aligned, and the packs covering
-// a row fit 1024 threads of kRegisterMaxValues values. Rows that start mid-pack (their length
-// is not a whole number of packs) are float32 only, covered by one more pack than their length
-// needs: 16-bit rows measured 30-55% slower that way than in shared memory.
+// a row fit 1024 threads of kRegisterMaxValues values. Rows that start mid-pack are float32
+// only: 16-bit rows measured 30-55% slower that way than in shared memory.
 template <typename T>
 bool RegisterPathFits(int64_t cols, const T* x, const T* y) {
-  const bool packed = cols % kBlockPack<T> == 0;
-  if (!packed && !std::is_same_v<T, float>) {
+  if (cols % kBlockPack<T> != 0 && !std::is_same_v<T, float>) {
     return false;
   }
-  const int64_t covered = packed ? cols : cols + kBlockPack<T> - 1;
-  return covered <= int64_t{kRegisterMaxBlockThreads} * kRegisterMaxValues<T> && Aligned16(x) &&
-         Aligned16(y);
+  return CoveredCols<T>(cols) <= int64_t{kRegisterMaxBlockThreads} * kRegisterMaxValues<T> &&
+         Aligned16(x) && Aligned16(y);
 }
 
 inline int RegisterBlockFor(int64_t cols, int values) {
@@ -334,8 +338,7 @@ template <typename T, Algorithm kAlgorithm>
 RegisterPlan RegisterAutoPlan(int64_t cols, bool packed) {
   constexpr bool kSoftmax = kAlgorithm == Algorithm::kSoftmax;
   if constexpr (std::is_same_v<T, float>) {
-    const int64_t covered = packed ? cols : cols + 3;  // see RegisterPathFits
-    const int values = RegisterBlockFor(covered, 16) <= 192 ? 16 : 32;
+    const int values = RegisterBlockFor(CoveredCols<T>(cols), 16) <= 192 ? 16 : 32;
     if (!packed) {
       if constexpr (kSoftmax) {
         return cols > kMaxWarpCols && cols <= 16384 ? RegisterPlan{values, 0} : RegisterPlan{};
@@ -371,8 +374,7 @@ cudaError_t LaunchBlockRegisterValues(const CudaDeviceProperties& props, cudaStr
                                       int64_t rows, int64_t cols, const T* x, T* y, int values,
                                       LaunchInfo* info) {
   constexpr int kPack = kBlockPack<T>;
-  // a row that starts mid-pack may need one more pack than its length
-  const int block = RegisterBlockFor(kAligned ? cols : cols + kPack - 1, values);
+  const int block = RegisterBlockFor(CoveredCols<T>(cols), values);
   // (rows that start mid-pack take 16 values for softmax only)
   if constexpr (std::is_same_v<T, float> && (kAligned || kAlgorithm == Algorithm::kSoftmax)) {
     if (values == 16) {
@@ -397,9 +399,8 @@ cudaError_t LaunchBlockRegisterPath(const CudaDeviceProperties& props, cudaStrea
   constexpr int kPack = kBlockPack<T>;
   const bool packed = cols % kPack == 0;  // every row starts on a pack (the bases are aligned)
   RegisterPlan plan = RegisterAutoPlan<T, kAlgorithm>(cols, packed);
-  const int64_t covered = packed ? cols : cols + kPack - 1;  // see RegisterPathFits
-  if (plan.values == 0 ||
-      RegisterBlockFor(covered, plan.values + plan.smem_values) > kRegisterMaxBlockThreads) {
+  if (plan.values == 0 || RegisterBlockFor(CoveredCols<T>(cols), plan.values + plan.smem_values) >
+                              kRegisterMaxBlockThreads) {
     plan = {kRegisterMaxValues<T>, 0};  // forced onto a row the default leaves elsewhere
   }
   if constexpr (std::is_same_v<T, float>) {
