@@ -80,7 +80,7 @@ const Shape2 kShapes[] = {{1, 1},    {7, 31},    {64, 1024}, {3, 1025},  {4, 103
 // where that measured faster than the warp (float32 from 896 columns, 16-bit from 769) up to
 // where it measured faster than shared memory: 32768 columns for float32 and float16 (half of
 // each thread's values in shared memory past 16384 float32 softmax columns, 4096 float32
-// log_softmax, 8192 float16 log_softmax), bfloat16 softmax 4096 and log_softmax 8192; float32 rows
+// log_softmax, 16384 float16), bfloat16 8192; float32 rows
 // that start mid-pack, softmax from 1025 to 16384 columns and log_softmax from 2048 to 12345. Other
 // rows go to shared memory, cached as stored (2 bytes an element for 16-bit types), when the row
 // (and dy's for backward) fits in the 227 KB a Hopper block may opt into, less a little for the
@@ -102,7 +102,7 @@ std::string ExpectedPath(SoftmaxImpl impl, DataType dtype, int64_t cols, bool ba
     impl = SoftmaxImpl::kAuto;  // a forced path the shape cannot take falls back
   }
   int64_t auto_min = float32 ? 896 : 769;
-  int64_t auto_max = float32 || float16 ? 32768 : log ? 8192 : 4096;
+  int64_t auto_max = float32 || float16 ? 32768 : 8192;
   if (!packed) {
     auto_min = log ? 2048 : 1025;
     auto_max = log ? 12345 : 16384;
@@ -305,6 +305,30 @@ TEST_F(CudaSoftmaxTest, SpecialValuesAgreeWithTheCpu) {
   }
 }
 
+// Outputs below float's smallest normal (exp(-88) and less) are still representable in float32
+// and bfloat16 (down to 2^-133): the 16-bit kernels' bare hardware exp2 flushes there, so they
+// compute softmax scaled by 2^64; a flushed output would be 0 and miss its value here.
+TEST_F(CudaSoftmaxTest, OutputsBelowFloatsNormalRangeAreNotFlushed) {
+  const std::vector<double> row = {0, -88, -89, -90, -91, -92, -60, -1};
+  std::vector<double> values;
+  for (int r = 0; r < 3; ++r) {  // each row rotated, so the tiny values sit in every lane
+    for (size_t c = 0; c < row.size(); ++c) {
+      values.push_back(row[(c + static_cast<size_t>(r) * 3) % row.size()]);
+    }
+  }
+  const Shape shape = {3, static_cast<int64_t>(row.size())};
+  for (SoftmaxImpl impl : {SoftmaxImpl::kWarp, SoftmaxImpl::kBlockRegister, SoftmaxImpl::kBlockSmem,
+                           SoftmaxImpl::kBlockUncached}) {
+    ep::ScopedSoftmaxImpl forced(impl);
+    for (DataType dtype : {DataType::kFloat32, DataType::kBFloat16}) {
+      const RunResult r = RunOnCuda({MakeTensor(values, shape, dtype)}, false, false, 1);
+      ExpectAllClose(r.values, ReferenceSoftmax(values, shape, 1, false), SoftmaxTolerance(dtype),
+                     std::string(DataTypeName(dtype)) + " " + r.launch, SmallestNormal(dtype));
+      EXPECT_GT(*std::min_element(r.values.begin(), r.values.end()), 0) << r.launch;
+    }
+  }
+}
+
 TEST_F(CudaSoftmaxTest, UnalignedDataTakesTheNarrowPathAndIsRight) {
   for (DataType dtype : {DataType::kFloat32, DataType::kFloat16}) {
     for (int64_t cols : {64, 1000, 2048}) {
@@ -411,49 +435,60 @@ TEST_F(CudaSoftmaxTest, LargeTensorBeyondTwoToThe31Elements) {
 }
 
 #ifdef OFLITE_WITH_CUDA
-// Rows of the register path that keeps half of each thread's values in shared memory, with
-// more rows than the grid has blocks (SMs x 4 blocks of 512 x 32 waves: 16896 on a 132-SM
-// Hopper), so blocks reuse their shared slots for a second row. Rows are compared with the
-// reference from the last 200 (a block's second row) and every 97th. Large (2.2 GB of float32
-// each way): runs only with OFLITE_LARGE_TESTS=1.
+// Rows of the register path that keeps half of each thread's values in shared memory (float32
+// and float16), with more rows than the grid has blocks (float32: SMs x 4 blocks of 512 x 32
+// waves, 16896 on a 132-SM Hopper), so blocks reuse their shared slots for a second row. Rows
+// are compared with the reference from the last 200 (a block's second row) and every 97th.
+// Large (2.2 GB each way): runs only with OFLITE_LARGE_TESTS=1.
 TEST_F(CudaSoftmaxTest, LargeSpilledRegisterRowsLoopOverTheGrid) {
   if (std::getenv("OFLITE_LARGE_TESTS") == nullptr) {
     GTEST_SKIP() << "set OFLITE_LARGE_TESTS=1";
   }
+  struct Case {
+    DataType dtype;
+    int block;
+    std::string launch;
+  };
+  const Case cases[] = {{DataType::kFloat32, 512, "[register pack=4 block=512 cols/thread=64]"},
+                        {DataType::kFloat16, 256, "[register pack=8 block=256 cols/thread=128]"}};
   const ep::CudaDeviceProperties* props = Unwrap(ep::GetCudaDeviceProperties(0));
   const int64_t cols = 32768;
-  const int64_t rows =
-      ep::GridSize(props->sm_count, props->max_threads_per_sm, 512, INT64_MAX) + 200;
-  const Shape shape = {rows, cols};
-  std::vector<float> host(static_cast<size_t>(rows * cols));
-  for (size_t i = 0; i < host.size(); ++i) {
-    host[i] = static_cast<float>(Mix(i) % 8192) / 512.0f - 8.0f;
-  }
-  const Tensor x = Unwrap(
-      Tensor::FromHost(host.data(), host.size() * 4, shape, DataType::kFloat32, Device::Cuda(0)));
-  for (bool log : {false, true}) {
-    DispatchTrace trace;
-    const Tensor y = Unwrap(log ? functional::LogSoftmax(x, 1) : functional::Softmax(x, 1));
-    ASSERT_EQ(trace.records().size(), 1u);
-    EXPECT_NE(trace.records()[0].primitives[0].find("[register pack=4 block=512 cols/thread=64]"),
-              std::string::npos)
-        << trace.records()[0].primitives[0];
-    std::vector<float> out(host.size());
-    ASSERT_TRUE(y.CopyToHost(out.data(), out.size() * 4).ok());
-    for (int64_t row = 0; row < rows; ++row) {
-      if (row % 97 != 0 && row < rows - 200) {
-        continue;
-      }
-      const auto begin = static_cast<size_t>(row * cols);
-      const std::vector<double> xr(host.begin() + begin, host.begin() + begin + cols);
-      const std::vector<double> yr(out.begin() + begin, out.begin() + begin + cols);
-      const Shape one_row = {1, cols};
-      ExpectAllClose(yr, ReferenceSoftmax(xr, one_row, 1, log),
-                     SoftmaxTolerance(DataType::kFloat32),
-                     (log ? "log_softmax row " : "softmax row ") + std::to_string(row),
-                     SmallestNormal(DataType::kFloat32), SoftmaxScale(xr, one_row, 1, log));
-      if (HasFailure()) {
-        return;
+  for (const Case& c : cases) {
+    const int64_t rows =
+        ep::GridSize(props->sm_count, props->max_threads_per_sm, c.block, INT64_MAX) + 200;
+    const Shape shape = {rows, cols};
+    std::vector<float> host(static_cast<size_t>(rows * cols));
+    for (size_t i = 0; i < host.size(); ++i) {  // multiples of 1/256 in [-8, 8): exact in float16
+      host[i] = static_cast<float>(Mix(i) % 4096) / 256.0f - 8.0f;
+    }
+    const Tensor x32 = Unwrap(
+        Tensor::FromHost(host.data(), host.size() * 4, shape, DataType::kFloat32, Device::Cuda(0)));
+    const Tensor x = Unwrap(functional::Cast(x32, c.dtype));
+    for (bool log : {false, true}) {
+      DispatchTrace trace;
+      const Tensor y = Unwrap(log ? functional::LogSoftmax(x, 1) : functional::Softmax(x, 1));
+      ASSERT_EQ(trace.records().size(), 1u);
+      EXPECT_NE(trace.records()[0].primitives[0].find(c.launch), std::string::npos)
+          << trace.records()[0].primitives[0];
+      std::vector<float> out(host.size());
+      const Tensor y32 = Unwrap(functional::Cast(y, DataType::kFloat32));
+      ASSERT_TRUE(y32.CopyToHost(out.data(), out.size() * 4).ok());
+      const std::string context =
+          std::string(DataTypeName(c.dtype)) + (log ? " log_softmax row " : " softmax row ");
+      for (int64_t row = 0; row < rows; ++row) {
+        if (row % 97 != 0 && row < rows - 200) {
+          continue;
+        }
+        const auto begin = static_cast<size_t>(row * cols);
+        const std::vector<double> xr(host.begin() + begin, host.begin() + begin + cols);
+        const std::vector<double> yr(out.begin() + begin, out.begin() + begin + cols);
+        const Shape one_row = {1, cols};
+        ExpectAllClose(yr, ReferenceSoftmax(xr, one_row, 1, log), SoftmaxTolerance(c.dtype),
+                       context + std::to_string(row), SmallestNormal(c.dtype),
+                       SoftmaxScale(xr, one_row, 1, log));
+        if (HasFailure()) {
+          return;
+        }
       }
     }
   }

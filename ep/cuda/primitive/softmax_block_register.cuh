@@ -163,24 +163,17 @@ __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
         LoadPack<C, kPack>(cover.PackStart(row_x, pack), buf[p].elem);
       }
     }
-    C max = NegativeInfinity<C>();
+    PackMax<H, kPack> thread_max;
 #pragma unroll
     for (int p = 0; p < kPacks; ++p) {
-#pragma unroll
-      for (int i = 0; i < kPack; ++i) {
-        max = Max(max, ToCompute(buf[p].elem[i]));
-      }
+      thread_max.Add(buf[p]);
     }
     if constexpr (kSpill) {
       CpAsyncWait<0>();
-      ForEachSpilled(spill, smem_packs, first_spilled, packs, [&](int, const P& v) {
-#pragma unroll
-        for (int i = 0; i < kPack; ++i) {
-          max = Max(max, ToCompute(v.elem[i]));
-        }
-      });
+      ForEachSpilled(spill, smem_packs, first_spilled, packs,
+                     [&](int, const P& v) { thread_max.Add(v); });
     }
-    max = BlockAllReduceAnySize(max, MaxOp(), max_partials);
+    const C max = BlockAllReduceAnySize(C(thread_max.Value()), MaxOp(), max_partials);
     S sum = 0;
 #pragma unroll
     for (int p = 0; p < kPacks; ++p) {
@@ -188,13 +181,13 @@ __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
       for (int i = 0; i < kPack; ++i) {
         H& v = buf[p].elem[i];
         if constexpr (kRaw) {
-          sum += ExpFor<T>(ToCompute(v) - max);
+          sum += ExpFor<T, kAlgorithm>(ToCompute(v) - max);
         } else if (kAlgorithm == Algorithm::kSoftmax) {
-          v = ExpFor<T>(v - max);
+          v = ExpFor<T, kAlgorithm>(v - max);
           sum += v;
         } else {
           v -= max;
-          sum += ExpFor<T>(v);
+          sum += ExpFor<T, kAlgorithm>(v);
         }
       }
     }
@@ -202,7 +195,7 @@ __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
       ForEachSpilled(spill, smem_packs, first_spilled, packs, [&](int, const P& v) {
 #pragma unroll
         for (int i = 0; i < kPack; ++i) {
-          sum += ExpFor<T>(ToCompute(v.elem[i]) - max);
+          sum += ExpFor<T, kAlgorithm>(ToCompute(v.elem[i]) - max);
         }
       });
     }
@@ -220,7 +213,7 @@ __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
           C v = ToCompute(buf[p].elem[i]);
           if constexpr (kRaw) {
             v -= max;
-            v = kAlgorithm == Algorithm::kSoftmax ? ExpFor<T>(v) : v;
+            v = kAlgorithm == Algorithm::kSoftmax ? ExpFor<T, kAlgorithm>(v) : v;
           }
           out[i] = kAlgorithm == Algorithm::kSoftmax ? v * scale : v - scale;
         }
@@ -239,7 +232,7 @@ __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
 #pragma unroll
         for (int i = 0; i < kPack; ++i) {
           const C d = ToCompute(v.elem[i]) - max;
-          out[i] = kAlgorithm == Algorithm::kSoftmax ? ExpFor<T>(d) * scale : d - scale;
+          out[i] = kAlgorithm == Algorithm::kSoftmax ? ExpFor<T, kAlgorithm>(d) * scale : d - scale;
         }
         const int64_t pack = first_spilled + threadIdx.x + static_cast<int64_t>(q) * blockDim.x;
         StorePack<kPack>(out, row_y + pack * kPack);

@@ -57,21 +57,39 @@ __device__ __forceinline__ float Exp(float v) { return expf(v); }
 __device__ __forceinline__ double Exp(double v) { return exp(v); }
 __device__ __forceinline__ float Log(float v) { return logf(v); }
 __device__ __forceinline__ double Log(double v) { return log(v); }
-// exp(d) for outputs stored as T. 16-bit types get exp2f of d * log2(e): one multiply and the
-// hardware exp2 instead of expf's eight-instruction range reduction (16-bit rows are bound by
-// instruction issue, not memory). The rounded product adds a relative error of |d| * 2^-24 at
-// most (under 7e-6 down to float's smallest results), far below float16's and bfloat16's
-// rounding; float32 and float64 keep the accurate exp, which their tolerance (1e-5, 1e-12)
-// needs.
-template <typename T>
+// 2^t by the hardware exp2 alone. Without .ftz, exp2f wraps it in a denormal fix-up (three more
+// instructions); results below 2^-126 flush to zero here, which callers keep out of their
+// outputs (see ExpFor).
+__device__ __forceinline__ float Exp2Ftz(float t) {
+  float r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(t));
+  return r;
+}
+
+constexpr float kLog2E = 1.4426950408889634f;
+// Softmax sums and outputs of 16-bit rows are computed scaled by 2^kExpBias: the scale cancels
+// in exp * (1 / sum), and it lifts every exp that float16 or bfloat16 can show above float's
+// denormals (bfloat16 keeps float's exponent range, down to 2^-133), where Exp2Ftz would flush.
+constexpr float kExpBias = 64;
+
+// exp(d), d <= 0, for the rows of algorithm kAlgorithm stored as T. 16-bit rows are bound by
+// instruction issue, not memory, so they take the bare hardware exp2 of d * log2(e): softmax
+// scaled by 2^kExpBias (both its sum and its outputs), log_softmax unscaled (its sum is at least
+// 1, and flushing terms below 2^-126 moves it by less than float's rounding). The rounded
+// argument adds a relative error of at most 2^-18 (a bias-sized argument's rounding), far
+// below float16's and bfloat16's; float32 and float64 keep the accurate exp, which their
+// tolerance (1e-5, 1e-12) needs.
+template <typename T, Algorithm kAlgorithm>
 __device__ __forceinline__ float ExpFor(float d) {
-  if constexpr (sizeof(T) == 2) {
-    return exp2f(d * 1.4426950408889634f);
-  } else {
+  if constexpr (sizeof(T) != 2) {
     return Exp(d);
+  } else if constexpr (kAlgorithm == Algorithm::kSoftmax) {
+    return Exp2Ftz(fmaf(d, kLog2E, kExpBias));
+  } else {
+    return Exp2Ftz(d * kLog2E);
   }
 }
-template <typename T>
+template <typename T, Algorithm kAlgorithm>
 __device__ __forceinline__ double ExpFor(double d) {
   return Exp(d);
 }
@@ -107,6 +125,41 @@ __device__ __forceinline__ void LoadPack(const T* src, C* dst) {
     dst[i] = ToCompute(pack.elem[i]);
   }
 }
+
+// The running max of a thread's packs as held. Packs of 16-bit values (held as loaded) fold
+// pairwise, one instruction for two values; a NaN loses to a number there, and the row still
+// ends NaN through its sum (see Max).
+template <typename H, int kPack>
+struct PackMax {
+  static constexpr bool kPairs = sizeof(H) == 2;
+  using Pair = std::conditional_t<std::is_same_v<H, __half>, __half2, __nv_bfloat162>;
+  std::conditional_t<kPairs, Pair, H> m;
+
+  __device__ __forceinline__ PackMax() {
+    if constexpr (kPairs) {
+      m = Pair(H(-INFINITY), H(-INFINITY));
+    } else {
+      m = NegativeInfinity<H>();
+    }
+  }
+  __device__ __forceinline__ void Add(const Pack<H, kPack>& p) {
+#pragma unroll
+    for (int i = 0; i < kPack; i += kPairs ? 2 : 1) {
+      if constexpr (kPairs) {
+        m = __hmax2(m, *reinterpret_cast<const Pair*>(&p.elem[i]));
+      } else {
+        m = Max(m, p.elem[i]);
+      }
+    }
+  }
+  __device__ __forceinline__ auto Value() const {
+    if constexpr (kPairs) {
+      return Max(ToCompute(m.x), ToCompute(m.y));
+    } else {
+      return m;
+    }
+  }
+};
 
 // Two floats into two adjacent 16-bit values with one paired conversion instruction.
 __device__ __forceinline__ void FromCompute2(float a, float b, __half* out) {
@@ -220,11 +273,11 @@ __global__ void __launch_bounds__(kWarpBlockThreads)
         // padding columns hold -inf: exp(-inf - max) is 0 unless the whole row is -inf, and
         // then the row is NaN anyway
         if (kAlgorithm == Algorithm::kSoftmax) {
-          buf[r][c] = ExpFor<T>(buf[r][c] - max[r]);
+          buf[r][c] = ExpFor<T, kAlgorithm>(buf[r][c] - max[r]);
           sum[r] += buf[r][c];
         } else {
           buf[r][c] -= max[r];
-          sum[r] += ExpFor<T>(buf[r][c]);
+          sum[r] += ExpFor<T, kAlgorithm>(buf[r][c]);
         }
       }
     }
@@ -298,7 +351,7 @@ __global__ void __launch_bounds__(kWarpBlockThreads)
             for (int i = 0; i < kPack; ++i) {
               const C yv = y_buf[r][p * kPack + i], dyv = dy_buf[r][p * kPack + i];
               out[i] = kAlgorithm == Algorithm::kSoftmax ? yv * (dyv - sum[r])
-                                                         : dyv - ExpFor<T>(yv) * sum[r];
+                                                         : dyv - ExpFor<T, kAlgorithm>(yv) * sum[r];
             }
           });
     }
@@ -525,7 +578,7 @@ __global__ void __launch_bounds__(kBlockSize)
     buf.template ForEach<kPack>(cols, [&](int64_t, const T* v, auto n) {
 #pragma unroll
       for (int i = 0; i < decltype(n)::value; ++i) {
-        sum += ExpFor<T>(ToCompute(v[i]) - max);
+        sum += ExpFor<T, kAlgorithm>(ToCompute(v[i]) - max);
       }
     });
     sum = BlockAllReduce<kBlockSize>(sum, SumOp());
@@ -545,7 +598,7 @@ __global__ void __launch_bounds__(kBlockSize)
 #pragma unroll
       for (int i = 0; i < N; ++i) {
         const C d = ToCompute(raw[i]) - max;
-        v[i] = kAlgorithm == Algorithm::kSoftmax ? ExpFor<T>(d) * scale : d - scale;
+        v[i] = kAlgorithm == Algorithm::kSoftmax ? ExpFor<T, kAlgorithm>(d) * scale : d - scale;
       }
     });
     __syncthreads();  // the next row overwrites buf
@@ -581,7 +634,8 @@ __global__ void __launch_bounds__(kBlockSize)
 #pragma unroll
       for (int i = 0; i < decltype(n)::value; ++i) {
         const C yv = ToCompute(y_buf[c + i]), dyv = ToCompute(dy_buf[c + i]);
-        v[i] = kAlgorithm == Algorithm::kSoftmax ? yv * (dyv - sum) : dyv - ExpFor<T>(yv) * sum;
+        v[i] = kAlgorithm == Algorithm::kSoftmax ? yv * (dyv - sum)
+                                                 : dyv - ExpFor<T, kAlgorithm>(yv) * sum;
       }
     });
     __syncthreads();
@@ -603,7 +657,7 @@ struct MaxSum {
 
 // Folds n values into acc: the pack's max first, then one rescale of the running sum and one
 // exp per value (a branch and up to two exps per value when folded one by one).
-template <typename T, typename C, typename S, int N>
+template <typename T, Algorithm kAlgorithm, typename C, typename S, int N>
 __device__ __forceinline__ void AccumulatePack(MaxSum<C, S>& acc, const T* v) {
   C x[N];
   C max = acc.max;
@@ -619,7 +673,7 @@ __device__ __forceinline__ void AccumulatePack(MaxSum<C, S>& acc, const T* v) {
   S sum = acc.sum == S(0) ? S(0) : acc.sum * Exp(S(acc.max - max));
 #pragma unroll
   for (int i = 0; i < N; ++i) {
-    sum += ExpFor<T>(x[i] - max);
+    sum += ExpFor<T, kAlgorithm>(x[i] - max);
   }
   acc = {max, sum};
 }
@@ -645,7 +699,7 @@ __global__ void __launch_bounds__(kBlockSize)
     const T* row_x = x + row * cols;
     MaxSum<C, S> acc{NegativeInfinity<C>(), S(0)};
     ForEachInRow<kPack>(row_x, cols, [&](int64_t, const T* v, auto n) {
-      AccumulatePack<T, C, S, decltype(n)::value>(acc, v);
+      AccumulatePack<T, kAlgorithm, C, S, decltype(n)::value>(acc, v);
     });
     acc = BlockAllReduce<kBlockSize>(acc, MaxSumOp());
     const C max = acc.max;
@@ -655,7 +709,7 @@ __global__ void __launch_bounds__(kBlockSize)
 #pragma unroll
       for (int i = 0; i < decltype(n)::value; ++i) {
         const C d = ToCompute(row_x[c + i]) - max;
-        v[i] = kAlgorithm == Algorithm::kSoftmax ? ExpFor<T>(d) * scale : d - scale;
+        v[i] = kAlgorithm == Algorithm::kSoftmax ? ExpFor<T, kAlgorithm>(d) * scale : d - scale;
       }
     });
   }
@@ -687,7 +741,8 @@ __global__ void __launch_bounds__(kBlockSize)
 #pragma unroll
       for (int i = 0; i < decltype(n)::value; ++i) {
         const C yv = ToCompute(row_y[c + i]), dyv = ToCompute(row_dy[c + i]);
-        v[i] = kAlgorithm == Algorithm::kSoftmax ? yv * (dyv - sum) : dyv - ExpFor<T>(yv) * sum;
+        v[i] = kAlgorithm == Algorithm::kSoftmax ? yv * (dyv - sum)
+                                                 : dyv - ExpFor<T, kAlgorithm>(yv) * sum;
       }
     });
   }

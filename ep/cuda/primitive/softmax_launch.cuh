@@ -8,8 +8,10 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <set>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 
 #include "ep/cuda/cuda_data_type.h"
 #include "ep/cuda/cuda_device_properties.h"
@@ -249,6 +251,34 @@ cudaError_t LaunchBlockUncached(const CudaDeviceProperties& props, cudaStream_t 
 
 // ---- block-register path (forward; both tensors 16-byte aligned) -----------------------
 
+// Raises a kernel's dynamic shared-memory limit to the most the device allows. The limit is one
+// value per kernel and device, the same from every call, so it is set once per device: launches
+// after the first make no runtime calls for it.
+inline cudaError_t RaiseDynamicSmemLimit(const CudaDeviceProperties& props, const void* kernel) {
+  static std::mutex mutex;
+  static std::set<std::pair<int, const void*>> raised;
+  std::lock_guard<std::mutex> lock(mutex);
+  const auto key = std::make_pair(props.device_index, kernel);
+  if (raised.count(key) != 0) {
+    return cudaSuccess;
+  }
+  cudaFuncAttributes attr;
+  cudaError_t err = cudaFuncGetAttributes(&attr, kernel);
+  if (err != cudaSuccess) {
+    return err;
+  }
+  const int limit = static_cast<int>(props.shared_memory_per_block_optin) -
+                    static_cast<int>(attr.sharedSizeBytes);
+  if (attr.maxDynamicSharedSizeBytes < limit) {
+    err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
+    if (err != cudaSuccess) {
+      return err;
+    }
+  }
+  raised.insert(key);
+  return cudaSuccess;
+}
+
 template <typename T, Algorithm kAlgorithm, int kPacks, bool kSpill, bool kAligned>
 cudaError_t LaunchBlockRegister(const CudaDeviceProperties& props, cudaStream_t stream,
                                 int64_t rows, int64_t cols, const T* x, T* y, int block,
@@ -257,19 +287,9 @@ cudaError_t LaunchBlockRegister(const CudaDeviceProperties& props, cudaStream_t 
   const auto kernel = BlockRegisterSoftmaxKernel<T, C, kAlgorithm, kPacks, kSpill, kAligned>;
   const size_t smem = kSpill ? static_cast<size_t>(smem_packs) * block * 16 : 0;
   if (smem > 0) {
-    // Raised to the most the device allows (one value per kernel, the same from every call).
-    cudaFuncAttributes attr;
-    cudaError_t err = cudaFuncGetAttributes(&attr, kernel);
+    const cudaError_t err = RaiseDynamicSmemLimit(props, reinterpret_cast<const void*>(kernel));
     if (err != cudaSuccess) {
       return err;
-    }
-    const int limit = static_cast<int>(props.shared_memory_per_block_optin) -
-                      static_cast<int>(attr.sharedSizeBytes);
-    if (attr.maxDynamicSharedSizeBytes < limit) {
-      err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
-      if (err != cudaSuccess) {
-        return err;
-      }
     }
   }
   const auto grid = static_cast<unsigned>(GridSize(props, block, rows));
@@ -328,12 +348,13 @@ struct RegisterPlan {
 //             (3498 -> 3861 GB/s at 12345), log_softmax from 2048 to 12345 (3615 -> 4094 at
 //             3001, 32 values a thread, where 16 gave 3804; at 1025 shared memory was 11%
 //             faster, past 12345 nothing was measured)
-//   float16   softmax to 32768: 32 values to 4096 columns, 64 beyond; log_softmax 32 to 8192,
-//             then to 32768 64 + 64 in shared memory
-//   bfloat16  softmax to 4096, log_softmax to 8192: 32 values
-// Elsewhere the shared-memory kernel measured faster: float16 softmax and bfloat16 lose with
-// part of the row in shared memory (the shared round trip and the extra exp cost more there),
-// and bfloat16 loses with 64 values a thread (the compiler widens them to float).
+//   float16   32 values to 4096 columns (softmax) or 8192 (log_softmax), 64 to 16384, then
+//             to 32768 64 + 64 in shared memory (softmax 32768: 3561 -> 3905 GB/s, log_softmax
+//             16384 with 64 + 0: 4020 -> 4142)
+//   bfloat16  to 8192: 32 values (softmax 8192: 3748 in shared memory -> 4000)
+// Elsewhere the shared-memory kernel measured faster: bfloat16 loses with part of the row in
+// shared memory (16384 softmax: 3424 against 3864) and with 64 values a thread (the compiler
+// widens them to float).
 template <typename T, Algorithm kAlgorithm>
 RegisterPlan RegisterAutoPlan(int64_t cols, bool packed) {
   constexpr bool kSoftmax = kAlgorithm == Algorithm::kSoftmax;
@@ -357,14 +378,12 @@ RegisterPlan RegisterAutoPlan(int64_t cols, bool packed) {
     return {};
   }
   if constexpr (std::is_same_v<T, __half>) {
-    if (kSoftmax) {
-      return {cols <= 4096 ? 32 : cols <= 32768 ? 64 : 0, 0};
-    }
-    return cols <= 8192    ? RegisterPlan{32, 0}
-           : cols <= 32768 ? RegisterPlan{64, 64}
-                           : RegisterPlan{};
+    return cols <= (kSoftmax ? 4096 : 8192) ? RegisterPlan{32, 0}
+           : cols <= 16384                  ? RegisterPlan{64, 0}
+           : cols <= 32768                  ? RegisterPlan{64, 64}
+                                            : RegisterPlan{};
   }
-  return {cols <= (kSoftmax ? 4096 : 8192) ? 32 : 0, 0};
+  return {cols <= 8192 ? 32 : 0, 0};
 }
 
 // Launches the register kernel holding `values` per thread in registers (16 for float32, 32,
@@ -410,9 +429,8 @@ cudaError_t LaunchBlockRegisterPath(const CudaDeviceProperties& props, cudaStrea
     }
   }
   // Plans that spill hold the most values in registers: one more kernel where a plan spills
-  // (float32, float16 log_softmax).
-  constexpr bool kSpills = std::is_same_v<T, float> ||
-                           (std::is_same_v<T, __half> && kAlgorithm == Algorithm::kLogSoftmax);
+  // (float32, float16).
+  constexpr bool kSpills = !std::is_same_v<T, __nv_bfloat16>;
   if constexpr (kSpills) {
     if (plan.smem_values > 0 && plan.values == kRegisterMaxValues<T>) {
       const int block = RegisterBlockFor(cols, plan.values + plan.smem_values);
