@@ -329,6 +329,32 @@ TEST_F(CudaSoftmaxTest, OutputsBelowFloatsNormalRangeAreNotFlushed) {
   }
 }
 
+// A row with one dominant value: its log_softmax output is -log(sum) with the sum just above 1
+// (1 + 2e-6 at 1024 columns), which a plain float sum would round to a relative error of
+// several percent. Each row puts the dominant value elsewhere, so the uncached kernel's running
+// sum also meets it after a smaller running max.
+TEST_F(CudaSoftmaxTest, LogSoftmaxOfADominantValueKeepsFloatPrecision) {
+  for (int64_t cols : {8, 1024, 3000}) {
+    const int64_t rows = 4;
+    std::vector<double> values(static_cast<size_t>(rows * cols));
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t c = 0; c < cols; ++c) {
+        values[static_cast<size_t>(r * cols + c)] =
+            c == (r * cols) / rows + r ? 0.0 : -20.0 - static_cast<double>(c % 7) / 4;
+      }
+    }
+    const Shape shape = {rows, cols};
+    for (SoftmaxImpl impl : {SoftmaxImpl::kWarp, SoftmaxImpl::kBlockRegister,
+                             SoftmaxImpl::kBlockSmem, SoftmaxImpl::kBlockUncached}) {
+      ep::ScopedSoftmaxImpl forced(impl);
+      const RunResult r =
+          RunOnCuda({MakeTensor(values, shape, DataType::kFloat32)}, true, false, 1);
+      ExpectAllClose(r.values, ReferenceSoftmax(values, shape, 1, true),
+                     SoftmaxTolerance(DataType::kFloat32), r.launch);
+    }
+  }
+}
+
 TEST_F(CudaSoftmaxTest, UnalignedDataTakesTheNarrowPathAndIsRight) {
   for (DataType dtype : {DataType::kFloat32, DataType::kFloat16}) {
     for (int64_t cols : {64, 1000, 2048}) {

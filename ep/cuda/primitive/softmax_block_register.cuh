@@ -31,7 +31,7 @@ template <typename C, typename Op>
 __device__ __forceinline__ C BlockAllReduceAnySize(C v, Op op, C* partials) {
 #pragma unroll
   for (int mask = 16; mask > 0; mask /= 2) {
-    v = op(v, __shfl_xor_sync(0xffffffff, v, mask));
+    v = op(v, ShflXor<32>(v, mask));
   }
   if (threadIdx.x % 32 == 0) {
     partials[threadIdx.x / 32] = v;
@@ -200,7 +200,7 @@ __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
       });
     }
     sum = BlockAllReduceAnySize(sum, SumOp(), sum_partials);
-    const C scale = static_cast<C>(kAlgorithm == Algorithm::kSoftmax ? 1 / sum : Log(sum));
+    const C scale = RowScale<kAlgorithm, C>(sum);
     T* row_y = y + row * cols;
 #pragma unroll
     for (int p = 0; p < kPacks; ++p) {

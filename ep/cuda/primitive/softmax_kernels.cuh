@@ -103,12 +103,69 @@ __device__ __forceinline__ C NegativeInfinity() {
   return static_cast<C>(-INFINITY);
 }
 
-// Row sums of float32 log_softmax accumulate in double: log(sum) of a float sum near 1 keeps
-// only float's absolute precision, a large relative error in float32 outputs near 0. For
-// 16-bit outputs that error is far below their rounding, and float sums are cheaper.
+// The row sum of exp(x - max) for float32 log_softmax. log(sum) of a plain float sum near 1
+// keeps only float's absolute precision: a large relative error in the outputs near 0 of a row
+// with one dominant value (-log(sum) there). Terms that are exactly 1 (the row's max) are
+// counted apart, so log(sum) = log1p(rest + ones - 1) keeps float's relative precision; a
+// double sum would too, at a conversion and a double add per element. For 16-bit outputs the
+// plain float sum's error is far below their rounding.
+struct LogSum {
+  float rest;
+  float ones;
+
+  LogSum() = default;  // trivial, so it may live in shared memory
+  __device__ __forceinline__ LogSum(float v) : rest(v), ones(0) {}
+  __device__ __forceinline__ LogSum& operator+=(float e) {
+    if (e == 1.0f) {
+      ones += 1.0f;
+    } else {
+      rest += e;
+    }
+    return *this;
+  }
+  __device__ __forceinline__ LogSum operator+(LogSum o) const {
+    LogSum r;
+    r.rest = rest + o.rest;
+    r.ones = ones + o.ones;
+    return r;
+  }
+  // Rescaled by exp(old max - new max): past a new max the old ones are ordinary terms.
+  __device__ __forceinline__ LogSum operator*(float f) const {
+    return f == 1.0f ? *this : LogSum((rest + ones) * f);
+  }
+  __device__ __forceinline__ bool operator==(LogSum o) const {
+    return rest == o.rest && ones == o.ones;
+  }
+};
+// log(sum); a NaN term leaves rest NaN, and a sum of nothing (a row of only -inf) gives -inf.
+__device__ __forceinline__ float Log(LogSum s) { return log1pf(s.rest + (s.ones - 1.0f)); }
+
 template <typename T, typename C, Algorithm kAlgorithm>
 using SumType =
-    std::conditional_t<kAlgorithm == Algorithm::kLogSoftmax && std::is_same_v<T, float>, double, C>;
+    std::conditional_t<kAlgorithm == Algorithm::kLogSoftmax && std::is_same_v<T, float>, LogSum, C>;
+
+// What the outputs combine with the row's max: 1 / sum for softmax, log(sum) for log_softmax.
+template <Algorithm kAlgorithm, typename C, typename S>
+__device__ __forceinline__ C RowScale(S sum) {
+  if constexpr (kAlgorithm == Algorithm::kSoftmax) {
+    return static_cast<C>(1 / sum);
+  } else {
+    return static_cast<C>(Log(sum));
+  }
+}
+
+// One butterfly step of a reduction: the value of lane (this lane ^ mask) within kWidth.
+template <int kWidth, typename V>
+__device__ __forceinline__ V ShflXor(V v, int mask) {
+  if constexpr (std::is_same_v<V, LogSum>) {
+    LogSum r;
+    r.rest = __shfl_xor_sync(0xffffffff, v.rest, mask, kWidth);
+    r.ones = __shfl_xor_sync(0xffffffff, v.ones, mask, kWidth);
+    return r;
+  } else {
+    return __shfl_xor_sync(0xffffffff, v, mask, kWidth);
+  }
+}
 
 // ---- packs: kPack elements moved as one aligned access (16 bytes at most) -----------------
 
@@ -201,7 +258,7 @@ template <int kWidth, typename C>
 __device__ __forceinline__ C GroupSum(C v) {
 #pragma unroll
   for (int mask = kWidth / 2; mask > 0; mask /= 2) {
-    v += __shfl_xor_sync(0xffffffff, v, mask, kWidth);
+    v = v + ShflXor<kWidth>(v, mask);
   }
   return v;
 }
@@ -284,7 +341,7 @@ __global__ void __launch_bounds__(kWarpBlockThreads)
 #pragma unroll
     for (int r = 0; r < kRowsPerAccess; ++r) {
       sum[r] = GroupSum<kWidth>(sum[r]);
-      const C scale = static_cast<C>(kAlgorithm == Algorithm::kSoftmax ? 1 / sum[r] : Log(sum[r]));
+      const C scale = RowScale<kAlgorithm, C>(sum[r]);
       if (row0 + r >= rows) {
         continue;
       }
@@ -564,15 +621,21 @@ __global__ void __launch_bounds__(kBlockSize)
     // y's packs line up with x's in shared memory when both rows start equally misaligned
     // (the usual case); otherwise the writes read shared memory element by element.
     const bool same_alignment = AlignedHead(row_y, cols) == AlignedHead(row_x, cols);
-    C max = NegativeInfinity<C>();
+    C max = NegativeInfinity<C>();  // of the unaligned head and tail; packs fold into pack_max
+    PackMax<T, kPack> pack_max;
     ForEachInRow<kPack>(row_x, cols, [&](int64_t c, const T* v, auto n) {
       constexpr int N = decltype(n)::value;
       buf.template Store<N>(c, v);
+      if constexpr (N == kPack) {
+        pack_max.Add(*reinterpret_cast<const Pack<T, kPack>*>(v));
+      } else {
 #pragma unroll
-      for (int i = 0; i < N; ++i) {
-        max = Max(max, ToCompute(v[i]));
+        for (int i = 0; i < N; ++i) {
+          max = Max(max, ToCompute(v[i]));
+        }
       }
     });
+    max = Max(max, static_cast<C>(pack_max.Value()));
     max = BlockAllReduce<kBlockSize>(max, MaxOp());  // also orders the stores above
     SumType<T, C, kAlgorithm> sum = 0;
     buf.template ForEach<kPack>(cols, [&](int64_t, const T* v, auto n) {
@@ -582,7 +645,7 @@ __global__ void __launch_bounds__(kBlockSize)
       }
     });
     sum = BlockAllReduce<kBlockSize>(sum, SumOp());
-    const C scale = static_cast<C>(kAlgorithm == Algorithm::kSoftmax ? 1 / sum : Log(sum));
+    const C scale = RowScale<kAlgorithm, C>(sum);
     // exp is computed again here rather than kept: shared memory holds the input's bits only.
     WriteRow<kPack, C>(row_y, cols, [&](int64_t c, C* v, auto n) {
       constexpr int N = decltype(n)::value;
@@ -670,7 +733,7 @@ __device__ __forceinline__ void AccumulatePack(MaxSum<C, S>& acc, const T* v) {
     return;  // only -inf so far: nothing to add
   }
   // exp(v - max) with max = +inf is NaN for v = +inf, as in two passes
-  S sum = acc.sum == S(0) ? S(0) : acc.sum * Exp(S(acc.max - max));
+  S sum = acc.sum == S(0) ? S(0) : acc.sum * Exp(acc.max - max);
 #pragma unroll
   for (int i = 0; i < N; ++i) {
     sum += ExpFor<T, kAlgorithm>(x[i] - max);
@@ -683,8 +746,8 @@ struct MaxSumOp {
   __device__ __forceinline__ MaxSum<C, S> operator()(const MaxSum<C, S>& a,
                                                      const MaxSum<C, S>& b) const {
     const C max = Max(a.max, b.max);
-    const S from_a = a.sum == S(0) ? S(0) : a.sum * Exp(S(a.max - max));
-    const S from_b = b.sum == S(0) ? S(0) : b.sum * Exp(S(b.max - max));
+    const S from_a = a.sum == S(0) ? S(0) : a.sum * Exp(a.max - max);
+    const S from_b = b.sum == S(0) ? S(0) : b.sum * Exp(b.max - max);
     return {max, from_a + from_b};
   }
 };
@@ -703,7 +766,7 @@ __global__ void __launch_bounds__(kBlockSize)
     });
     acc = BlockAllReduce<kBlockSize>(acc, MaxSumOp());
     const C max = acc.max;
-    const C scale = static_cast<C>(kAlgorithm == Algorithm::kSoftmax ? 1 / acc.sum : Log(acc.sum));
+    const C scale = RowScale<kAlgorithm, C>(acc.sum);
     // The row's second read: it was just read, so it often still sits in L2.
     WriteRow<kPack, C>(y + row * cols, cols, [&](int64_t c, C* v, auto n) {
 #pragma unroll
