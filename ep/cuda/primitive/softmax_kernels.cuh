@@ -72,13 +72,14 @@ constexpr float kLog2E = 1.4426950408889634f;
 // denormals (bfloat16 keeps float's exponent range, down to 2^-133), where Exp2Ftz would flush.
 constexpr float kExpBias = 64;
 
-// exp(d), d <= 0, for the rows of algorithm kAlgorithm stored as T. 16-bit rows are bound by
+// exp(d) for the rows of algorithm kAlgorithm stored as T. 16-bit rows are bound by
 // instruction issue, not memory, so they take the bare hardware exp2 of d * log2(e): softmax
-// scaled by 2^kExpBias (both its sum and its outputs), log_softmax unscaled (its sum is at least
-// 1, and flushing terms below 2^-126 moves it by less than float's rounding). The rounded
-// argument adds a relative error of at most 2^-18 (a bias-sized argument's rounding), far
-// below float16's and bfloat16's; float32 and float64 keep the accurate exp, which their
-// tolerance (1e-5, 1e-12) needs.
+// scaled by 2^kExpBias (both its sum and its outputs; its d = x - max is never positive, so
+// the scaled value cannot overflow), log_softmax unscaled (its sum is at least 1, and flushing
+// terms below 2^-126 moves it by less than float's rounding; in its backward, exp(y) * sum
+// loses only what lies below 2^-126 * sum). The rounded argument adds a relative error of at
+// most 2^-18 (a bias-sized argument's rounding), far below float16's and bfloat16's; float32
+// and float64 keep the accurate exp, which their tolerance (1e-5, 1e-12) needs.
 template <typename T, Algorithm kAlgorithm>
 __device__ __forceinline__ float ExpFor(float d) {
   if constexpr (sizeof(T) != 2) {
