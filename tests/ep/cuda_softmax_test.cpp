@@ -70,21 +70,21 @@ RunResult RunOnCuda(const std::vector<Tensor>& cpu_inputs, bool log, bool backwa
 struct Shape2 {
   int64_t rows, cols;
 };
-const Shape2 kShapes[] = {{1, 1},    {7, 31},    {64, 1024}, {3, 1025},  {4, 1032},  {5, 3001},
-                          {5, 4096}, {3, 20000}, {2, 32768}, {2, 50000}, {3, 70000}, {1000, 3}};
+const Shape2 kShapes[] = {{1, 1},     {7, 31},    {64, 1024}, {3, 1025},  {4, 1032},
+                          {4, 1001},  {5, 3001},  {5, 4096},  {3, 12345}, {3, 20000},
+                          {2, 32768}, {2, 50000}, {3, 70000}, {1000, 3}};
 
 // The path a forced implementation must take. Forward rows (the tests' tensors start aligned)
-// are held in registers when forced, up to 1024 threads of 32 values (64 for float16); 16-bit
-// rows only when their length is a whole number of 16-byte packs, float32 rows of any length
-// (one more pack covers a row that starts mid-pack). By default, rows of whole packs from
-// where that measured faster than the warp (float32 from 896 columns, 16-bit from 769) up to
-// where it measured faster than shared memory: 32768 columns for float32 and float16 (half of
-// each thread's values in shared memory past 16384 float32 softmax columns, 4096 float32
-// log_softmax, 16384 float16), bfloat16 8192; float32 rows
-// that start mid-pack, softmax from 1025 to 16384 columns and log_softmax from 2048 to 12345. Other
-// rows go to shared memory, cached as stored (2 bytes an element for 16-bit types), when the row
-// (and dy's for backward) fits in the 227 KB a Hopper block may opt into, less a little for the
-// block reductions; past that, to the uncached kernel.
+// are held in registers when forced, up to 1024 threads of 32 values (64 for float16), rows of
+// any length (one more pack covers a row that starts mid-pack). By default, rows of whole packs
+// from where that measured faster than the warp (float32 from 896 columns, 16-bit from 769) up
+// to where it measured faster than shared memory: 32768 columns for float32 and float16 (half
+// of each thread's values in shared memory past 16384 float32 softmax columns, 4096 float32
+// log_softmax, 16384 float16), bfloat16 8192; rows that start mid-pack from 769 columns
+// (float32 from 1025, its log_softmax from 2048) to 16384 (float32 softmax, float16) or 12345
+// (float32 log_softmax, bfloat16). Other rows go to shared memory, cached as stored (2 bytes an
+// element for 16-bit types), when the row (and dy's for backward) fits in the 227 KB a Hopper
+// block may opt into, less a little for the block reductions; past that, to the uncached kernel.
 std::string ExpectedPath(SoftmaxImpl impl, DataType dtype, int64_t cols, bool backward, bool log) {
   if (dtype == DataType::kFloat64 || impl == SoftmaxImpl::kBlockUncached) {
     return "uncached";
@@ -93,8 +93,7 @@ std::string ExpectedPath(SoftmaxImpl impl, DataType dtype, int64_t cols, bool ba
   const int64_t pack = float32 ? 4 : 8;
   const bool packed = cols % pack == 0;
   const int64_t covered = packed ? cols : cols + pack - 1;
-  const bool register_fits =
-      !backward && (packed || float32) && covered <= 1024 * (float16 ? 64 : 32);
+  const bool register_fits = !backward && covered <= 1024 * (float16 ? 64 : 32);
   if (impl == SoftmaxImpl::kBlockRegister) {
     if (register_fits) {
       return "register";
@@ -104,8 +103,8 @@ std::string ExpectedPath(SoftmaxImpl impl, DataType dtype, int64_t cols, bool ba
   int64_t auto_min = float32 ? 896 : 769;
   int64_t auto_max = float32 || float16 ? 32768 : 8192;
   if (!packed) {
-    auto_min = log ? 2048 : 1025;
-    auto_max = log ? 12345 : 16384;
+    auto_min = float32 ? (log ? 2048 : 1025) : 769;
+    auto_max = float32 ? (log ? 12345 : 16384) : float16 ? 16384 : 12345;
   }
   if (impl == SoftmaxImpl::kAuto && register_fits && cols >= auto_min && cols <= auto_max) {
     return "register";
@@ -203,9 +202,8 @@ TEST_F(CudaSoftmaxTest, ForcedPathsAreTheOnesThatRan) {
     const RunResult r = RunOnCuda({x}, false, false, 1);
     EXPECT_NE(r.launch.find(expected), std::string::npos) << r.launch;
   }
-  // shorter rows go to the warp kernel; rows too long for a warp go to registers when whole
-  // packs (float32 softmax rows of any length), else to shared memory, then to the uncached
-  // kernel
+  // shorter rows go to the warp kernel; rows too long for a warp to registers where that
+  // measured faster, else to shared memory, then to the uncached kernel
   const Tensor short_rows =
       MakeTensor(RandomValues(64 * 800, 3), Shape{64, 800}, DataType::kFloat32);
   EXPECT_NE(RunOnCuda({short_rows}, false, false, 1).launch.find("[warp pack=4"),
@@ -219,8 +217,14 @@ TEST_F(CudaSoftmaxTest, ForcedPathsAreTheOnesThatRan) {
   EXPECT_NE(RunOnCuda({spilled}, false, false, 1)
                 .launch.find("[register pack=4 block=320 cols/thread=64]"),
             std::string::npos);
+  // a 16-bit row that starts mid-pack and needs one more pack than a warp's 32 values hold:
+  // one warp of 40 values still
   const Tensor wide = MakeTensor(RandomValues(3 * 1025, 4), Shape{3, 1025}, DataType::kFloat16);
-  EXPECT_NE(RunOnCuda({wide}, false, false, 1).launch.find("[smem pack=8"), std::string::npos);
+  EXPECT_NE(
+      RunOnCuda({wide}, false, false, 1).launch.find("[register pack=8 block=32 cols/thread=40]"),
+      std::string::npos);
+  const Tensor wider = MakeTensor(RandomValues(3 * 20001, 4), Shape{3, 20001}, DataType::kBFloat16);
+  EXPECT_NE(RunOnCuda({wider}, false, false, 1).launch.find("[smem pack=8"), std::string::npos);
   const Tensor huge_row =
       MakeTensor(RandomValues(100000, 5), Shape{1, 100000}, DataType::kFloat32);  // 400 KB
   EXPECT_NE(RunOnCuda({huge_row}, false, false, 1).launch.find("[uncached"), std::string::npos);
@@ -423,15 +427,24 @@ uint64_t Mix(uint64_t i) {
   return i ^ (i >> 31);
 }
 
-// More than 2^31 elements: 64-bit indexing, on the shared-memory path (rows of 1025) and the
-// register path (rows of 1024). Large (4.3 GB of float16 each way): runs only with
-// OFLITE_LARGE_TESTS=1.
+// More than 2^31 elements: 64-bit indexing, on the shared-memory path (rows of 1025, forced)
+// and the register path (rows of 1024, and of 1025, which start mid-pack). Large (4.3 GB of
+// float16 each way): runs only with OFLITE_LARGE_TESTS=1.
 TEST_F(CudaSoftmaxTest, LargeTensorBeyondTwoToThe31Elements) {
   if (std::getenv("OFLITE_LARGE_TESTS") == nullptr) {
     GTEST_SKIP() << "set OFLITE_LARGE_TESTS=1";
   }
-  for (const auto& [cols, path] : {std::pair<int64_t, std::string>{1025, "[smem "},
-                                   std::pair<int64_t, std::string>{1024, "[register "}}) {
+  struct Case {
+    int64_t cols;
+    SoftmaxImpl impl;
+    std::string path;
+  };
+  for (const Case& c :
+       {Case{1025, SoftmaxImpl::kBlockSmem, "[smem "}, Case{1025, SoftmaxImpl::kAuto, "[register "},
+        Case{1024, SoftmaxImpl::kAuto, "[register "}}) {
+    const int64_t cols = c.cols;
+    const std::string& path = c.path;
+    ep::ScopedSoftmaxImpl forced(c.impl);
     const int64_t rows = (int64_t{1} << 21) + 3;  // over 2^31 elements either way
     const Shape shape = {rows, cols};
     std::vector<float16> host(static_cast<size_t>(rows * cols));

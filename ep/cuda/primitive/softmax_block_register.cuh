@@ -48,10 +48,10 @@ __device__ __forceinline__ C BlockAllReduceAnySize(C v, Op op, C* partials) {
 // f(q, pack) over this thread's spilled packs that lie inside the row (slot q holds the row's
 // pack first_spilled + threadIdx.x + q * blockDim.x).
 template <typename P, typename F>
-__device__ __forceinline__ void ForEachSpilled(const P* spill, int smem_packs,
-                                               int64_t first_spilled, int64_t packs, F f) {
+__device__ __forceinline__ void ForEachSpilled(const P* spill, int smem_packs, int first_spilled,
+                                               int packs, F f) {
   for (int q = 0; q < smem_packs; ++q) {
-    if (first_spilled + threadIdx.x + static_cast<int64_t>(q) * blockDim.x < packs) {
+    if (first_spilled + static_cast<int>(threadIdx.x + q * blockDim.x) < packs) {
       f(q, spill[q * blockDim.x]);
     }
   }
@@ -61,41 +61,79 @@ __device__ __forceinline__ void ForEachSpilled(const P* spill, int smem_packs,
 // p * kPack - lead on, lead being how far into its pack the row starts. Rows of whole packs
 // (kAligned: the row starts on a pack and its length is a multiple of kPack) have lead 0 and
 // only whole packs; otherwise the first and last packs are edges, shared with the neighbouring
-// rows, and move element by element, touching only this row's elements.
+// rows. Edges load whole (their other rows' elements are read, then masked to -inf), except a
+// pack past the tensor's end (the last row's last one), which loads element by element; edges
+// store element by element, writing only this row's elements. Register-path rows are short
+// enough (at most 1024 threads' values) for int columns.
 template <typename T, bool kAligned>
 struct CoveringPacks {
   static constexpr int kPack = kBlockPack<T>;
-  int64_t cols;
+  int cols;
   int lead;
-  int64_t packs;
+  int packs;
+  bool overrun;  // the last pack reaches past the tensor's end
 
-  __device__ __forceinline__ CoveringPacks(const T* row, int64_t row_cols)
-      : cols(row_cols),
+  __device__ __forceinline__ CoveringPacks(const T* row, int64_t row_cols, bool last_row)
+      : cols(static_cast<int>(row_cols)),
         lead(kAligned ? 0 : static_cast<int>(reinterpret_cast<uintptr_t>(row) % 16 / sizeof(T))),
-        packs(kAligned ? row_cols / kPack : (lead + row_cols + kPack - 1) / kPack) {}
+        packs(kAligned ? cols / kPack : (lead + cols + kPack - 1) / kPack),
+        overrun(!kAligned && last_row && (lead + cols) % kPack != 0) {}
 
-  __device__ __forceinline__ bool Whole(int64_t pack) const {
-    return kAligned || (pack * kPack >= lead && (pack + 1) * kPack <= lead + cols);
+  __device__ __forceinline__ bool Edge(int pack) const {
+    return !kAligned &&
+           ((pack == 0 && lead != 0) || (pack == packs - 1 && (lead + cols) % kPack != 0));
   }
   template <typename P>
-  __device__ __forceinline__ P* PackStart(P* row, int64_t pack) const {
+  __device__ __forceinline__ P* PackStart(P* row, int pack) const {
     return row - lead + pack * kPack;
   }
-  // An edge pack's values, -inf where it holds no element of this row.
-  template <typename H>
-  __device__ __forceinline__ void LoadEdge(const T* row, int64_t pack, H* v) const {
+  // Pack `pack` of the row as H (T as loaded, or C), whole: an edge still holds its other
+  // rows' elements (see Mask). A pack past the tensor's end loads element by element: float32
+  // repeats the row's last element where the tensor has ended (Mask then sets those to -inf),
+  // which takes its kernels fewer registers than a branch per element (32 instead of 52 at 16
+  // values); float16's kernel of 64 values spills registers that way, so 16-bit rows branch.
+  template <typename C, typename H>
+  __device__ __forceinline__ void Load(const T* row, int pack, H* v) const {
+    constexpr bool kRepeatLast = sizeof(T) == 4;
+    if (overrun && pack == packs - 1) {
 #pragma unroll
-    for (int i = 0; i < kPack; ++i) {
-      const int64_t c = pack * kPack - lead + i;
-      v[i] =
-          c >= 0 && c < cols ? static_cast<H>(row[c]) : static_cast<H>(NegativeInfinity<float>());
+      for (int i = 0; i < kPack; ++i) {
+        const int c = pack * kPack - lead + i;
+        if constexpr (kRepeatLast) {
+          v[i] = ToCompute(row[c < cols ? c : cols - 1]);
+        } else {
+          v[i] = c < cols ? static_cast<H>(row[c]) : static_cast<H>(NegativeInfinity<C>());
+        }
+      }
+    } else if constexpr (std::is_same_v<H, T>) {
+      *reinterpret_cast<Pack<T, kPack>*>(v) =
+          *reinterpret_cast<const Pack<T, kPack>*>(PackStart(row, pack));
+    } else {
+      LoadPack<C, kPack>(PackStart(row, pack), v);
+    }
+  }
+  // Sets an edge's elements of other rows to -inf. Called once all of a thread's loads are
+  // issued: it waits for the pack's data, and a warp that waited for its first pack before
+  // issuing the rest (the row's first pack is thread 0's) would hold the whole block back.
+  template <typename C, typename H>
+  __device__ __forceinline__ void Mask(int pack, H* v) const {
+    if (Edge(pack)) {
+#pragma unroll
+      for (int i = 0; i < kPack; ++i) {
+        const int c = pack * kPack - lead + i;
+        v[i] = c >= 0 && c < cols ? v[i] : static_cast<H>(NegativeInfinity<C>());
+      }
     }
   }
   template <typename C>
-  __device__ __forceinline__ void StoreEdge(const C* v, int64_t pack, T* row) const {
+  __device__ __forceinline__ void Store(const C* v, int pack, T* row) const {
+    if (!Edge(pack)) {
+      StorePack<kPack>(v, PackStart(row, pack));
+      return;
+    }
 #pragma unroll
     for (int i = 0; i < kPack; ++i) {
-      const int64_t c = pack * kPack - lead + i;
+      const int c = pack * kPack - lead + i;
       if (c >= 0 && c < cols) {
         row[c] = FromCompute<T>(v[i]);
       }
@@ -130,18 +168,18 @@ __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
   extern __shared__ __align__(16) unsigned char spill_bytes[];
   // This thread's q-th shared slot is spill[q * blockDim.x]: only its owner reads or writes it.
   P* const spill = reinterpret_cast<P*>(spill_bytes) + threadIdx.x;
-  const int64_t first_spilled = static_cast<int64_t>(kPacks) * blockDim.x;
+  const int first_spilled = kPacks * static_cast<int>(blockDim.x);
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const T* row_x = x + row * cols;
-    const CoveringPacks<T, kAligned> cover(row_x, cols);
-    const int64_t packs = cover.packs;
+    const CoveringPacks<T, kAligned> cover(row_x, cols, row == rows - 1);
+    const int packs = cover.packs;
     // The shared part first, asynchronously: nothing waits for it before the register part is
     // loaded and scanned.
     if constexpr (kSpill) {
       for (int q = 0; q < smem_packs; ++q) {
-        const int64_t pack = first_spilled + threadIdx.x + static_cast<int64_t>(q) * blockDim.x;
+        const int pack = first_spilled + static_cast<int>(threadIdx.x + q * blockDim.x);
         if (pack < packs) {
-          CpAsync<16>(&spill[q * blockDim.x], row_x + pack * kPack);
+          CpAsync<16>(&spill[q * blockDim.x], row_x + static_cast<int64_t>(pack) * kPack);
         }
       }
       CpAsyncCommit();
@@ -149,18 +187,20 @@ __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
     Pack<H, kPack> buf[kPacks];
 #pragma unroll
     for (int p = 0; p < kPacks; ++p) {
-      const int64_t pack = threadIdx.x + static_cast<int64_t>(p) * blockDim.x;
-      if (pack >= packs) {
+      const int pack = static_cast<int>(threadIdx.x + p * blockDim.x);
+      if (pack < packs) {
+        cover.template Load<C>(row_x, pack, buf[p].elem);
+      } else {
 #pragma unroll
         for (int i = 0; i < kPack; ++i) {
           buf[p].elem[i] = static_cast<H>(NegativeInfinity<C>());
         }
-      } else if (!cover.Whole(pack)) {
-        cover.LoadEdge(row_x, pack, buf[p].elem);
-      } else if constexpr (kRaw) {
-        buf[p] = *reinterpret_cast<const Pack<T, kPack>*>(cover.PackStart(row_x, pack));
-      } else {
-        LoadPack<C, kPack>(cover.PackStart(row_x, pack), buf[p].elem);
+      }
+    }
+    if constexpr (!kAligned) {
+#pragma unroll
+      for (int p = 0; p < kPacks; ++p) {
+        cover.template Mask<C>(static_cast<int>(threadIdx.x + p * blockDim.x), buf[p].elem);
       }
     }
     PackMax<H, kPack> thread_max;
@@ -204,7 +244,7 @@ __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
     T* row_y = y + row * cols;
 #pragma unroll
     for (int p = 0; p < kPacks; ++p) {
-      const int64_t pack = threadIdx.x + static_cast<int64_t>(p) * blockDim.x;
+      const int pack = static_cast<int>(threadIdx.x + p * blockDim.x);
       if (pack < packs) {
         C out[kPack];
 #pragma unroll
@@ -217,11 +257,7 @@ __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
           }
           out[i] = kAlgorithm == Algorithm::kSoftmax ? v * scale : v - scale;
         }
-        if (cover.Whole(pack)) {
-          StorePack<kPack>(out, cover.PackStart(row_y, pack));
-        } else {
-          cover.StoreEdge(out, pack, row_y);
-        }
+        cover.Store(out, pack, row_y);
       }
     }
     // The spilled packs are stored from their raw values, exp computed again. Their next row's
@@ -234,8 +270,8 @@ __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
           const C d = ToCompute(v.elem[i]) - max;
           out[i] = kAlgorithm == Algorithm::kSoftmax ? ExpFor<T, kAlgorithm>(d) * scale : d - scale;
         }
-        const int64_t pack = first_spilled + threadIdx.x + static_cast<int64_t>(q) * blockDim.x;
-        StorePack<kPack>(out, row_y + pack * kPack);
+        const int pack = first_spilled + static_cast<int>(threadIdx.x + q * blockDim.x);
+        StorePack<kPack>(out, row_y + static_cast<int64_t>(pack) * kPack);
       });
     }
   }

@@ -312,13 +312,9 @@ constexpr int64_t CoveredCols(int64_t cols) {
 }
 
 // Rows the register path can hold: both tensors start 16-byte aligned, and the packs covering
-// a row fit 1024 threads of kRegisterMaxValues values. Rows that start mid-pack are float32
-// only: 16-bit rows measured 30-55% slower that way than in shared memory.
+// a row fit 1024 threads of kRegisterMaxValues values.
 template <typename T>
 bool RegisterPathFits(int64_t cols, const T* x, const T* y) {
-  if (cols % kBlockPack<T> != 0 && !std::is_same_v<T, float>) {
-    return false;
-  }
   return CoveredCols<T>(cols) <= int64_t{kRegisterMaxBlockThreads} * kRegisterMaxValues<T> &&
          Aligned16(x) && Aligned16(y);
 }
@@ -374,16 +370,20 @@ RegisterPlan RegisterAutoPlan(int64_t cols, bool packed) {
     }
     return cols <= 32768 ? RegisterPlan{32, 32} : RegisterPlan{};
   }
-  if (!packed || cols < 769) {
+  if (cols < 769) {
     return {};
+  }
+  const int64_t covered = CoveredCols<T>(cols);
+  if (covered > 1024 && covered <= 1280) {
+    return {40, 0};
   }
   if constexpr (std::is_same_v<T, __half>) {
     return cols <= (kSoftmax ? 4096 : 8192) ? RegisterPlan{32, 0}
            : cols <= 16384                  ? RegisterPlan{64, 0}
-           : cols <= 32768                  ? RegisterPlan{64, 64}
+           : cols <= 32768 && packed        ? RegisterPlan{64, 64}
                                             : RegisterPlan{};
   }
-  return {cols <= 8192 ? 32 : 0, 0};
+  return {cols <= 8192 ? 32 : !packed && cols <= 12345 ? 40 : 0, 0};
 }
 
 // Launches the register kernel holding `values` per thread in registers (16 for float32, 32,
@@ -399,6 +399,12 @@ cudaError_t LaunchBlockRegisterValues(const CudaDeviceProperties& props, cudaStr
     if (values == 16) {
       return LaunchBlockRegister<T, kAlgorithm, 16 / kPack, false, kAligned>(
           props, stream, rows, cols, x, y, block, 0, info);
+    }
+  }
+  if constexpr (sizeof(T) == 2) {
+    if (values == 40) {
+      return LaunchBlockRegister<T, kAlgorithm, 5, false, kAligned>(props, stream, rows, cols, x, y,
+                                                                    block, 0, info);
     }
   }
   if constexpr (kRegisterMaxValues<T> == 64) {
@@ -422,11 +428,9 @@ cudaError_t LaunchBlockRegisterPath(const CudaDeviceProperties& props, cudaStrea
                               kRegisterMaxBlockThreads) {
     plan = {kRegisterMaxValues<T>, 0};  // forced onto a row the default leaves elsewhere
   }
-  if constexpr (std::is_same_v<T, float>) {
-    if (!packed) {
-      return LaunchBlockRegisterValues<T, kAlgorithm, false>(props, stream, rows, cols, x, y,
-                                                             plan.values, info);
-    }
+  if (!packed) {
+    return LaunchBlockRegisterValues<T, kAlgorithm, false>(props, stream, rows, cols, x, y,
+                                                           plan.values, info);
   }
   // Plans that spill hold the most values in registers: one more kernel where a plan spills
   // (float32, float16).
