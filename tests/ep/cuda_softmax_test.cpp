@@ -81,10 +81,10 @@ const Shape2 kShapes[] = {{1, 1},     {7, 31},    {64, 1024}, {3, 1025},  {4, 10
 // to where it measured faster than shared memory: 32768 columns for float32 and float16 (half
 // of each thread's values in shared memory past 16384 float32 softmax columns, 4096 float32
 // log_softmax, 16384 float16), bfloat16 8192; rows that start mid-pack from 769 columns
-// (float32 from 1025, its log_softmax from 2048) to 16384 (float32 softmax, float16) or 12345
-// (float32 log_softmax, bfloat16). Other rows go to shared memory, cached as stored (2 bytes an
-// element for 16-bit types), when the row (and dy's for backward) fits in the 227 KB a Hopper
-// block may opt into, less a little for the block reductions; past that, to the uncached kernel.
+// (float32 from 1025) to 16384 (float32 softmax, float16) or 12345 (float32 log_softmax,
+// bfloat16). Other rows go to shared memory, cached as stored (2 bytes an element for 16-bit
+// types), when the row (and dy's for backward) fits in the 227 KB a Hopper block may opt into,
+// less a little for the block reductions; past that, to the uncached kernel.
 std::string ExpectedPath(SoftmaxImpl impl, DataType dtype, int64_t cols, bool backward, bool log) {
   if (dtype == DataType::kFloat64 || impl == SoftmaxImpl::kBlockUncached) {
     return "uncached";
@@ -103,7 +103,7 @@ std::string ExpectedPath(SoftmaxImpl impl, DataType dtype, int64_t cols, bool ba
   int64_t auto_min = float32 ? 896 : 769;
   int64_t auto_max = float32 || float16 ? 32768 : 8192;
   if (!packed) {
-    auto_min = float32 ? (log ? 2048 : 1025) : 769;
+    auto_min = float32 ? 1025 : 769;
     auto_max = float32 ? (log ? 12345 : 16384) : float16 ? 16384 : 12345;
   }
   if (impl == SoftmaxImpl::kAuto && register_fits && cols >= auto_min && cols <= auto_max) {

@@ -33,6 +33,9 @@ __device__ __forceinline__ C BlockAllReduceAnySize(C v, Op op, C* partials) {
   for (int mask = 16; mask > 0; mask /= 2) {
     v = op(v, ShflXor<32>(v, mask));
   }
+  if (blockDim.x == 32) {
+    return v;  // one warp: the butterfly has left every lane the total
+  }
   if (threadIdx.x % 32 == 0) {
     partials[threadIdx.x / 32] = v;
   }

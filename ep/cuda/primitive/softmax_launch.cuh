@@ -339,28 +339,29 @@ struct RegisterPlan {
 // float32 rows from 896 (at 768-800 the warp was faster for log_softmax).
 //   float32   softmax to 16384 columns, log_softmax to 4096: 16 values while blocks stay
 //             within 192 threads, else 32; longer rows to 32768: 32 + 32
-//             in shared memory (log_softmax 8192: 3827 -> 3998 GB/s; its double row sum costs
-//             registers). Rows that start mid-pack: softmax from 1025 to 16384 columns
-//             (3498 -> 3861 GB/s at 12345), log_softmax from 2048 to 12345 (3615 -> 4094 at
-//             3001, 32 values a thread, where 16 gave 3804; at 1025 shared memory was 11%
-//             faster, past 12345 nothing was measured)
-//   float16   32 values to 4096 columns (softmax) or 8192 (log_softmax), 64 to 16384, then
-//             to 32768 64 + 64 in shared memory (softmax 32768: 3561 -> 3905 GB/s, log_softmax
-//             16384 with 64 + 0: 4020 -> 4142)
-//   bfloat16  to 8192: 32 values (softmax 8192: 3748 in shared memory -> 4000)
+//             in shared memory (log_softmax 8192: 3827 -> 3998 GB/s). Rows that start
+//             mid-pack, from 1025 columns to 16384 (softmax) or 12345 (log_softmax; 1025:
+//             3765 in shared memory -> 3973, 2047: 3615 -> 4070; past 12345 not measured)
+//   16-bit    rows whose covering packs one warp holds at 40 values (1025-1280 columns):
+//             one warp of 40 (1152: 3139 with 32 values in 64 threads -> 3771); rows that
+//             start mid-pack from 8193 to 12345 columns: 40 values (12345 float16 3770 with
+//             64 -> 3843, bfloat16 3648 in shared memory -> 3810)
+//   float16   otherwise 32 values to 4096 columns (softmax) or 8192 (log_softmax), 64 to
+//             16384, then to 32768 64 + 64 in shared memory (softmax 32768: 3561 -> 3905
+//             GB/s, log_softmax 16384 with 64 + 0: 4020 -> 4142); rows that start mid-pack
+//             do not spill and stop at 16384
+//   bfloat16  otherwise to 8192: 32 values (softmax 8192: 3748 in shared memory -> 4000)
 // Elsewhere the shared-memory kernel measured faster: bfloat16 loses with part of the row in
-// shared memory (16384 softmax: 3424 against 3864) and with 64 values a thread (the compiler
-// widens them to float).
+// shared memory (16384 softmax: 3424 against 3864), with 40 values (16384: 3616 against
+// 3891) and with 64 values a thread (the compiler widens them to float).
 template <typename T, Algorithm kAlgorithm>
 RegisterPlan RegisterAutoPlan(int64_t cols, bool packed) {
   constexpr bool kSoftmax = kAlgorithm == Algorithm::kSoftmax;
   if constexpr (std::is_same_v<T, float>) {
     const int values = RegisterBlockFor(CoveredCols<T>(cols), 16) <= 192 ? 16 : 32;
     if (!packed) {
-      if constexpr (kSoftmax) {
-        return cols > kMaxWarpCols && cols <= 16384 ? RegisterPlan{values, 0} : RegisterPlan{};
-      }
-      return cols >= 2048 && cols <= 12345 ? RegisterPlan{32, 0} : RegisterPlan{};
+      return cols > kMaxWarpCols && cols <= (kSoftmax ? 16384 : 12345) ? RegisterPlan{values, 0}
+                                                                       : RegisterPlan{};
     }
     if (cols < 896) {
       return {};
@@ -374,7 +375,7 @@ RegisterPlan RegisterAutoPlan(int64_t cols, bool packed) {
     return {};
   }
   const int64_t covered = CoveredCols<T>(cols);
-  if (covered > 1024 && covered <= 1280) {
+  if ((covered > 1024 && covered <= 1280) || (!packed && cols > 8192 && cols <= 12345)) {
     return {40, 0};
   }
   if constexpr (std::is_same_v<T, __half>) {
@@ -383,19 +384,18 @@ RegisterPlan RegisterAutoPlan(int64_t cols, bool packed) {
            : cols <= 32768 && packed        ? RegisterPlan{64, 64}
                                             : RegisterPlan{};
   }
-  return {cols <= 8192 ? 32 : !packed && cols <= 12345 ? 40 : 0, 0};
+  return {cols <= 8192 ? 32 : 0, 0};
 }
 
 // Launches the register kernel holding `values` per thread in registers (16 for float32, 32,
-// or 64 for float16) and none in shared memory.
+// 40 for 16-bit types, or 64 for float16) and none in shared memory.
 template <typename T, Algorithm kAlgorithm, bool kAligned>
 cudaError_t LaunchBlockRegisterValues(const CudaDeviceProperties& props, cudaStream_t stream,
                                       int64_t rows, int64_t cols, const T* x, T* y, int values,
                                       LaunchInfo* info) {
   constexpr int kPack = kBlockPack<T>;
   const int block = RegisterBlockFor(CoveredCols<T>(cols), values);
-  // (rows that start mid-pack take 16 values for softmax only)
-  if constexpr (std::is_same_v<T, float> && (kAligned || kAlgorithm == Algorithm::kSoftmax)) {
+  if constexpr (std::is_same_v<T, float>) {
     if (values == 16) {
       return LaunchBlockRegister<T, kAlgorithm, 16 / kPack, false, kAligned>(
           props, stream, rows, cols, x, y, block, 0, info);
