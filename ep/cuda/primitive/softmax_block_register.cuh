@@ -1,9 +1,9 @@
 // The block-register softmax forward: a row per block, held in the threads' registers as the
 // warp kernel holds one, for rows of tensors that start 16-byte aligned: rows too long for a
-// warp, and rows from 769 16-bit or 896 float32 columns, which it serves faster than the warp
-// kernel. Against the shared-memory kernel it reads the row once into registers (no shared
-// memory round trip) and computes exp once, and every thread issues all its loads before the
-// first reduction, so more bytes are in flight per thread.
+// warp, and rows from 769 16-bit or 896 float32 columns (1025 for float32 rows that start
+// mid-pack), which it serves faster than the warp kernel. Against the shared-memory kernel it reads
+// the row once into registers (no shared memory round trip) and computes exp once, and every thread
+// issues all its loads before the first reduction, so more bytes are in flight per thread.
 //
 // Rows too long for registers alone (float32 past 16384 columns, say) keep part of each
 // thread's values in shared memory (kSpill): blocks stay small enough that two or more share
@@ -74,7 +74,10 @@ struct CoveringPacks {
   int cols;
   int lead;
   int packs;
-  bool overrun;  // the last pack reaches past the tensor's end
+  // The last pack reaches past the tensor's end. Only the tensor's last row can have such a
+  // pack: the launcher takes rows that start mid-pack only when they are at least kPack - 1
+  // long, so any other row's last pack ends inside the next row.
+  bool overrun;
 
   __device__ __forceinline__ CoveringPacks(const T* row, int64_t row_cols, bool last_row)
       : cols(static_cast<int>(row_cols)),
@@ -90,41 +93,39 @@ struct CoveringPacks {
   __device__ __forceinline__ P* PackStart(P* row, int pack) const {
     return row - lead + pack * kPack;
   }
-  // Pack `pack` of the row as H (T as loaded, or C), whole: an edge still holds its other
-  // rows' elements (see Mask). A pack past the tensor's end loads element by element: float32
-  // repeats the row's last element where the tensor has ended (Mask then sets those to -inf),
-  // which takes its kernels fewer registers than a branch per element (32 instead of 52 at 16
-  // values); float16's kernel of 64 values spills registers that way, so 16-bit rows branch.
-  template <typename C, typename H>
-  __device__ __forceinline__ void Load(const T* row, int pack, H* v) const {
+  // Pack `pack` of the row as stored, whole: an edge still holds its other rows' elements (see
+  // Mask). A pack past the tensor's end loads element by element: float32 repeats the row's
+  // last element where the tensor has ended (Mask then sets those to -inf), which takes its
+  // kernels fewer registers than a branch per element (32 instead of 52 at 16 values);
+  // float16's kernel of 64 values spills registers that way, so 16-bit rows branch.
+  template <typename C>
+  __device__ __forceinline__ void Load(const T* row, int pack, T* v) const {
     constexpr bool kRepeatLast = sizeof(T) == 4;
     if (overrun && pack == packs - 1) {
 #pragma unroll
       for (int i = 0; i < kPack; ++i) {
         const int c = pack * kPack - lead + i;
         if constexpr (kRepeatLast) {
-          v[i] = ToCompute(row[c < cols ? c : cols - 1]);
+          v[i] = row[c < cols ? c : cols - 1];
         } else {
-          v[i] = c < cols ? static_cast<H>(row[c]) : static_cast<H>(NegativeInfinity<C>());
+          v[i] = c < cols ? row[c] : static_cast<T>(NegativeInfinity<C>());
         }
       }
-    } else if constexpr (std::is_same_v<H, T>) {
+    } else {
       *reinterpret_cast<Pack<T, kPack>*>(v) =
           *reinterpret_cast<const Pack<T, kPack>*>(PackStart(row, pack));
-    } else {
-      LoadPack<C, kPack>(PackStart(row, pack), v);
     }
   }
   // Sets an edge's elements of other rows to -inf. Called once all of a thread's loads are
   // issued: it waits for the pack's data, and a warp that waited for its first pack before
   // issuing the rest (the row's first pack is thread 0's) would hold the whole block back.
-  template <typename C, typename H>
-  __device__ __forceinline__ void Mask(int pack, H* v) const {
+  template <typename C>
+  __device__ __forceinline__ void Mask(int pack, T* v) const {
     if (Edge(pack)) {
 #pragma unroll
       for (int i = 0; i < kPack; ++i) {
         const int c = pack * kPack - lead + i;
-        v[i] = c >= 0 && c < cols ? v[i] : static_cast<H>(NegativeInfinity<C>());
+        v[i] = c >= 0 && c < cols ? v[i] : static_cast<T>(NegativeInfinity<C>());
       }
     }
   }
@@ -164,6 +165,7 @@ __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
   constexpr int kPack = kBlockPack<T>;
   constexpr bool kRaw = sizeof(T) == 2;
   using H = std::conditional_t<kRaw, T, C>;  // what the registers hold between passes
+  static_assert(std::is_same_v<H, T>, "rows load as stored (float32 computes in float)");
   using S = SumType<T, C, kAlgorithm>;
   using P = Pack<T, kPack>;
   __shared__ C max_partials[32];

@@ -7,8 +7,10 @@
 //                  kRowsPerAccess rows per group, packs of kPack elements per load
 //   block smem     a row per block, cached in shared memory as stored, so it is read once
 //   block uncached a row per block, re-read from global memory (rows too long for shared memory)
-//   block register (forward, aligned rows) a row per block in the threads' registers
-// All index with int64_t. NaN and infinities propagate as in PyTorch: a NaN or +inf anywhere in
+//   block register (forward, tensors that start 16-byte aligned) a row per block in the
+//                  threads' registers
+// All index with int64_t (the block-register kernel with int within a row, at most 65536
+// columns there). NaN and infinities propagate as in PyTorch: a NaN or +inf anywhere in
 // a row, or a row of only -inf, makes the row NaN (through the sum).
 #ifndef ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SOFTMAX_KERNELS_CUH_
 #define ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SOFTMAX_KERNELS_CUH_

@@ -298,9 +298,10 @@ cudaError_t LaunchBlockRegister(const CudaDeviceProperties& props, cudaStream_t 
   return cudaGetLastError();
 }
 
-// Most values a thread holds: 32 floats, or 64 float16 (held as loaded, two a register).
+// Most values a thread holds, which bounds the rows the path takes and is what a forced run
+// on a row without a plan gets: 32 floats, or 64 float16 (held as loaded, two a register).
 // bfloat16 stays at 32: with 64 the compiler widens the held values to float up front and the
-// kernel loses a third of its speed.
+// kernel loses a third of its speed (plans may give 16-bit rows 40).
 template <typename T>
 constexpr int kRegisterMaxValues = std::is_same_v<T, __half> ? 64 : 32;
 
@@ -312,9 +313,14 @@ constexpr int64_t CoveredCols(int64_t cols) {
 }
 
 // Rows the register path can hold: both tensors start 16-byte aligned, and the packs covering
-// a row fit 1024 threads of kRegisterMaxValues values.
+// a row fit 1024 threads of kRegisterMaxValues values. A row that starts mid-pack must be at
+// least a pack less one long, so that its last pack ends inside the next row: only the
+// tensor's last row then has a pack past the tensor's end (see CoveringPacks).
 template <typename T>
 bool RegisterPathFits(int64_t cols, const T* x, const T* y) {
+  if (cols % kBlockPack<T> != 0 && cols < kBlockPack<T> - 1) {
+    return false;
+  }
   return CoveredCols<T>(cols) <= int64_t{kRegisterMaxBlockThreads} * kRegisterMaxValues<T> &&
          Aligned16(x) && Aligned16(y);
 }
@@ -342,10 +348,10 @@ struct RegisterPlan {
 //             in shared memory (log_softmax 8192: 3827 -> 3998 GB/s). Rows that start
 //             mid-pack, from 1025 columns to 16384 (softmax) or 12345 (log_softmax; 1025:
 //             3765 in shared memory -> 3973, 2047: 3615 -> 4070; past 12345 not measured)
-//   16-bit    rows whose covering packs one warp holds at 40 values (1025-1280 columns):
-//             one warp of 40 (1152: 3139 with 32 values in 64 threads -> 3771); rows that
-//             start mid-pack from 8193 to 12345 columns: 40 values (12345 float16 3770 with
-//             64 -> 3843, bfloat16 3648 in shared memory -> 3810)
+//   16-bit    rows whose covering packs one warp holds at 40 values (1025-1280 covered
+//             columns): one warp of 40 (1152: 3139 with 32 values in 64 threads -> 3771);
+//             rows that start mid-pack from 8193 to 12345 columns: 40 values (12345 float16
+//             3770 with 64 -> 3843, bfloat16 3648 in shared memory -> 3810)
 //   float16   otherwise 32 values to 4096 columns (softmax) or 8192 (log_softmax), 64 to
 //             16384, then to 32768 64 + 64 in shared memory (softmax 32768: 3561 -> 3905
 //             GB/s, log_softmax 16384 with 64 + 0: 4020 -> 4142); rows that start mid-pack
