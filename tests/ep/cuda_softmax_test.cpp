@@ -70,9 +70,9 @@ RunResult RunOnCuda(const std::vector<Tensor>& cpu_inputs, bool log, bool backwa
 struct Shape2 {
   int64_t rows, cols;
 };
-const Shape2 kShapes[] = {{1, 1},     {7, 31},    {64, 1024}, {3, 1025},  {4, 1032},
-                          {4, 1001},  {5, 3001},  {5, 4096},  {3, 12345}, {3, 20000},
-                          {2, 32768}, {2, 50000}, {3, 70000}, {1000, 3},  {5, 2}};
+const Shape2 kShapes[] = {{1, 1},     {7, 31},   {64, 1024}, {3, 1025},  {4, 1032},  {4, 1001},
+                          {5, 3001},  {5, 4096}, {3, 12345}, {3, 20000}, {2, 32768}, {2, 50000},
+                          {3, 70000}, {1000, 3}, {5, 2},     {6, 513}};
 
 // The path a forced implementation must take. Forward rows (the tests' tensors start aligned)
 // are held in registers when forced, up to 1024 threads of 32 values (64 for float16), rows of
@@ -81,7 +81,7 @@ const Shape2 kShapes[] = {{1, 1},     {7, 31},    {64, 1024}, {3, 1025},  {4, 10
 // 896 columns, 16-bit from 769) up to where it measured faster than shared memory: 32768
 // columns for float32 and float16 (half of each thread's values in shared memory past 16384
 // float32 softmax columns, 4096 float32 log_softmax, 16384 float16), bfloat16 8192; rows that
-// start mid-pack from 769 columns (float32 from 1025) to 16384 (float32 softmax, float16) or
+// start mid-pack from 513 columns (float32 from 300) to 16384 (float32 softmax, float16) or
 // 12345 (float32 log_softmax, bfloat16). Other rows go to shared memory, cached as stored (2
 // bytes an element for 16-bit types), when the row (and dy's for backward) fits in the 227 KB
 // a Hopper block may opt into, less a little for the block reductions; past that, to the
@@ -107,7 +107,7 @@ std::string ExpectedPath(SoftmaxImpl impl, DataType dtype, int64_t cols, bool ba
   int64_t auto_min = float32 ? 896 : 769;
   int64_t auto_max = float32 || float16 ? 32768 : 8192;
   if (!packed) {
-    auto_min = float32 ? 1025 : 769;
+    auto_min = float32 ? 300 : 513;
     auto_max = float32 ? (log ? 12345 : 16384) : float16 ? 16384 : 12345;
   }
   if (impl == SoftmaxImpl::kAuto && register_fits && cols >= auto_min && cols <= auto_max) {

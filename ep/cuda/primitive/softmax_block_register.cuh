@@ -1,9 +1,10 @@
 // The block-register softmax forward: a row per block, held in the threads' registers as the
 // warp kernel holds one, for rows of tensors that start 16-byte aligned: rows too long for a
-// warp, and rows from 769 16-bit or 896 float32 columns (1025 for float32 rows that start
-// mid-pack), which it serves faster than the warp kernel. Against the shared-memory kernel it reads
-// the row once into registers (no shared memory round trip) and computes exp once, and every thread
-// issues all its loads before the first reduction, so more bytes are in flight per thread.
+// warp, and rows from 769 16-bit or 896 float32 columns (513 and 300 for rows that start
+// mid-pack), which it serves faster than the warp kernel. Against the shared-memory kernel it
+// reads the row once into registers (no shared memory round trip) and computes exp once, and
+// every thread issues all its loads before the first reduction, so more bytes are in flight
+// per thread.
 //
 // Rows too long for registers alone (float32 past 16384 columns, say) keep part of each
 // thread's values in shared memory (kSpill): blocks stay small enough that two or more share
