@@ -165,8 +165,9 @@ __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
   static_assert(kAligned || !kSpill, "only rows of whole packs spill");
   constexpr int kPack = kBlockPack<T>;
   constexpr bool kRaw = sizeof(T) == 2;
-  using H = std::conditional_t<kRaw, T, C>;  // what the registers hold between passes
-  static_assert(std::is_same_v<H, T>, "rows load as stored (float32 computes in float)");
+  // Registers hold rows as stored: 16-bit values as loaded, float32 (its own compute type)
+  // exp(x - max) between the passes.
+  static_assert(kRaw || std::is_same_v<T, C>, "rows load as stored");
   using S = SumType<T, C, kAlgorithm>;
   using P = Pack<T, kPack>;
   __shared__ C max_partials[32];
@@ -190,7 +191,7 @@ __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
       }
       CpAsyncCommit();
     }
-    Pack<H, kPack> buf[kPacks];
+    Pack<T, kPack> buf[kPacks];
 #pragma unroll
     for (int p = 0; p < kPacks; ++p) {
       const int pack = static_cast<int>(threadIdx.x + p * blockDim.x);
@@ -199,7 +200,7 @@ __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
       } else {
 #pragma unroll
         for (int i = 0; i < kPack; ++i) {
-          buf[p].elem[i] = static_cast<H>(NegativeInfinity<C>());
+          buf[p].elem[i] = static_cast<T>(NegativeInfinity<C>());
         }
       }
     }
@@ -209,7 +210,7 @@ __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
         cover.template Mask<C>(static_cast<int>(threadIdx.x + p * blockDim.x), buf[p].elem);
       }
     }
-    PackMax<H, kPack> thread_max;
+    PackMax<T, kPack> thread_max;
 #pragma unroll
     for (int p = 0; p < kPacks; ++p) {
       thread_max.Add(buf[p]);
@@ -225,7 +226,7 @@ __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
     for (int p = 0; p < kPacks; ++p) {
 #pragma unroll
       for (int i = 0; i < kPack; ++i) {
-        H& v = buf[p].elem[i];
+        T& v = buf[p].elem[i];
         if constexpr (kRaw) {
           sum += ExpFor<T, kAlgorithm>(ToCompute(v) - max);
         } else if (kAlgorithm == Algorithm::kSoftmax) {
