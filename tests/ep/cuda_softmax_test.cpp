@@ -72,32 +72,31 @@ struct Shape2 {
 };
 const Shape2 kShapes[] = {{1, 1},     {7, 31},   {64, 1024}, {3, 1025},  {4, 1032},  {4, 1001},
                           {5, 3001},  {5, 4096}, {3, 12345}, {3, 20000}, {2, 32768}, {2, 50000},
-                          {3, 70000}, {1000, 3}, {5, 2},     {6, 513}};
+                          {3, 70000}, {1000, 3}, {5, 2},     {6, 513},   {2, 16001}};
 
 // The path a forced implementation must take. Forward rows (the tests' tensors start aligned)
-// are held in registers when forced, up to 1024 threads of 32 values (64 for float16), rows of
-// any length from a pack less one (one more pack covers a row that starts mid-pack). By
-// default, rows of whole packs from where that measured faster than the warp (float32 from
-// 896 columns, 16-bit from 769) up to where it measured faster than shared memory: 32768
-// columns for float32 and float16 (half of each thread's values in shared memory past 16384
-// float32 softmax columns, 4096 float32 log_softmax, 16384 float16), bfloat16 8192; rows that
-// start mid-pack from 513 columns (float32 from 300) to 16384 (float32 softmax, float16) or
-// 12345 (float32 log_softmax, bfloat16). Other rows go to shared memory, cached as stored (2
-// bytes an element for 16-bit types), when the row (and dy's for backward) fits in the 227 KB
-// a Hopper block may opt into, less a little for the block reductions; past that, to the
+// are held in registers when forced, up to 1024 threads of 32 float32 or 64 16-bit values,
+// rows of any length from a pack less one (one more pack covers a row that starts mid-pack).
+// By default, rows of whole packs from where that measured faster than the warp (float32 from
+// 896 columns, 16-bit from 769) up to 32768 columns, where it measured faster than shared
+// memory (half of each thread's values in shared memory past 16384 float32 softmax columns,
+// 4096 float32 log_softmax, 16384 16-bit); rows that start mid-pack from 513 columns (float32
+// from 300) to 16384 (12345 for float32 log_softmax). Other rows go to shared memory, cached as
+// stored (2 bytes an element for 16-bit types), when the row (and dy's for backward) fits in the
+// 227 KB a Hopper block may opt into, less a little for the block reductions; past that, to the
 // uncached kernel.
 std::string ExpectedPath(SoftmaxImpl impl, DataType dtype, int64_t cols, bool backward, bool log) {
   if (dtype == DataType::kFloat64 || impl == SoftmaxImpl::kBlockUncached) {
     return "uncached";
   }
-  const bool float32 = dtype == DataType::kFloat32, float16 = dtype == DataType::kFloat16;
+  const bool float32 = dtype == DataType::kFloat32;
   const int64_t pack = float32 ? 4 : 8;
   const bool packed = cols % pack == 0;
   const int64_t covered = packed ? cols : cols + pack - 1;
   // rows that start mid-pack need a pack less one columns at least (only the last row's last
   // pack may then reach past the tensor's end)
   const bool register_fits =
-      !backward && (packed || cols >= pack - 1) && covered <= 1024 * (float16 ? 64 : 32);
+      !backward && (packed || cols >= pack - 1) && covered <= 1024 * (float32 ? 32 : 64);
   if (impl == SoftmaxImpl::kBlockRegister) {
     if (register_fits) {
       return "register";
@@ -105,10 +104,10 @@ std::string ExpectedPath(SoftmaxImpl impl, DataType dtype, int64_t cols, bool ba
     impl = SoftmaxImpl::kAuto;  // a forced path the shape cannot take falls back
   }
   int64_t auto_min = float32 ? 896 : 769;
-  int64_t auto_max = float32 || float16 ? 32768 : 8192;
+  int64_t auto_max = 32768;
   if (!packed) {
     auto_min = float32 ? 300 : 513;
-    auto_max = float32 ? (log ? 12345 : 16384) : float16 ? 16384 : 12345;
+    auto_max = float32 && log ? 12345 : 16384;
   }
   if (impl == SoftmaxImpl::kAuto && register_fits && cols >= auto_min && cols <= auto_max) {
     return "register";
@@ -227,7 +226,13 @@ TEST_F(CudaSoftmaxTest, ForcedPathsAreTheOnesThatRan) {
   EXPECT_NE(
       RunOnCuda({wide}, false, false, 1).launch.find("[register pack=8 block=32 cols/thread=40]"),
       std::string::npos);
-  // bfloat16 rows that start mid-pack past 12345 columns: shared memory
+  // bfloat16 rows hold 64 values a thread as float16 rows do
+  const Tensor long_bf16 =
+      MakeTensor(RandomValues(2 * 16384, 4), Shape{2, 16384}, DataType::kBFloat16);
+  EXPECT_NE(RunOnCuda({long_bf16}, false, false, 1)
+                .launch.find("[register pack=8 block=256 cols/thread=64]"),
+            std::string::npos);
+  // 16-bit rows that start mid-pack past 16384 columns: shared memory
   const Tensor wider = MakeTensor(RandomValues(3 * 20001, 4), Shape{3, 20001}, DataType::kBFloat16);
   EXPECT_NE(RunOnCuda({wider}, false, false, 1).launch.find("[smem pack=8"), std::string::npos);
   const Tensor huge_row =

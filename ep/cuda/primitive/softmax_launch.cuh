@@ -299,11 +299,10 @@ cudaError_t LaunchBlockRegister(const CudaDeviceProperties& props, cudaStream_t 
 }
 
 // Most values a thread holds, which bounds the rows the path takes and is what a forced run
-// on a row without a plan gets: 32 floats, or 64 float16 (held as loaded, two a register).
-// bfloat16 stays at 32: with 64 the compiler widens the held values to float up front and the
-// kernel loses a third of its speed (plans may give 16-bit rows 40).
+// on a row without a plan gets: 32 floats, or 64 16-bit values (held as loaded, two a
+// register; plans may give 16-bit rows 40).
 template <typename T>
-constexpr int kRegisterMaxValues = std::is_same_v<T, __half> ? 64 : 32;
+constexpr int kRegisterMaxValues = sizeof(T) == 2 ? 64 : 32;
 
 // The columns the packs covering a row span: a row that starts mid-pack (its length is not a
 // whole number of packs; the tensor starts aligned) may need one more pack than its length.
@@ -355,14 +354,13 @@ struct RegisterPlan {
 //             columns): one warp of 40 (1152: 3139 with 32 values in 64 threads -> 3771);
 //             rows that start mid-pack from 8193 to 12345 columns: 40 values (12345 float16
 //             3770 with 64 -> 3843, bfloat16 3648 in shared memory -> 3810)
-//   float16   otherwise 32 values to 4096 columns (softmax) or 8192 (log_softmax), 64 to
-//             16384, then to 32768 64 + 64 in shared memory (softmax 32768: 3561 -> 3905
-//             GB/s, log_softmax 16384 with 64 + 0: 4020 -> 4142); rows that start mid-pack
-//             do not spill and stop at 16384
-//   bfloat16  otherwise to 8192: 32 values (softmax 8192: 3748 in shared memory -> 4000)
-// Elsewhere the shared-memory kernel measured faster: bfloat16 loses with part of the row in
-// shared memory (16384 softmax: 3424 against 3864), with 40 values (16384: 3616 against
-// 3891) and with 64 values a thread (the compiler widens them to float).
+//   16-bit    otherwise 32 values to 4096 columns (softmax) or 8192 (log_softmax), 64 to
+//             16384, then to 32768 64 + 64 in shared memory (float16 softmax 32768: 3561 ->
+//             3905 GB/s, log_softmax 16384 with 64 + 0: 4020 -> 4142; bfloat16 16384
+//             softmax 3892 in shared memory -> 4136, 32768 3960 -> 4076, log_softmax
+//             4100 -> 4045); rows that start mid-pack do not spill and stop at 16384
+//             (bfloat16 16001: 3642 -> 4128)
+// Elsewhere the shared-memory kernel measured faster.
 template <typename T, Algorithm kAlgorithm>
 RegisterPlan RegisterAutoPlan(int64_t cols, bool packed) {
   constexpr bool kSoftmax = kAlgorithm == Algorithm::kSoftmax;
@@ -387,13 +385,10 @@ RegisterPlan RegisterAutoPlan(int64_t cols, bool packed) {
   if ((covered > 1024 && covered <= 1280) || (!packed && cols > 8192 && cols <= 12345)) {
     return {40, 0};
   }
-  if constexpr (std::is_same_v<T, __half>) {
-    return cols <= (kSoftmax ? 4096 : 8192) ? RegisterPlan{32, 0}
-           : cols <= 16384                  ? RegisterPlan{64, 0}
-           : cols <= 32768 && packed        ? RegisterPlan{64, 64}
-                                            : RegisterPlan{};
-  }
-  return {cols <= 8192 ? 32 : 0, 0};
+  return cols <= (kSoftmax ? 4096 : 8192) ? RegisterPlan{32, 0}
+         : cols <= 16384                  ? RegisterPlan{64, 0}
+         : cols <= 32768 && packed        ? RegisterPlan{64, 64}
+                                          : RegisterPlan{};
 }
 
 // Launches the register kernel holding `values` per thread in registers (16 for float32, 32,
@@ -441,15 +436,11 @@ cudaError_t LaunchBlockRegisterPath(const CudaDeviceProperties& props, cudaStrea
     return LaunchBlockRegisterValues<T, kAlgorithm, false>(props, stream, rows, cols, x, y,
                                                            plan.values, info);
   }
-  // Plans that spill hold the most values in registers: one more kernel where a plan spills
-  // (float32, float16).
-  constexpr bool kSpills = !std::is_same_v<T, __nv_bfloat16>;
-  if constexpr (kSpills) {
-    if (plan.smem_values > 0 && plan.values == kRegisterMaxValues<T>) {
-      const int block = RegisterBlockFor(cols, plan.values + plan.smem_values);
-      return LaunchBlockRegister<T, kAlgorithm, kRegisterMaxValues<T> / kPack, true, true>(
-          props, stream, rows, cols, x, y, block, plan.smem_values / kPack, info);
-    }
+  // Plans that spill hold the most values in registers: one more kernel per dtype.
+  if (plan.smem_values > 0 && plan.values == kRegisterMaxValues<T>) {
+    const int block = RegisterBlockFor(cols, plan.values + plan.smem_values);
+    return LaunchBlockRegister<T, kAlgorithm, kRegisterMaxValues<T> / kPack, true, true>(
+        props, stream, rows, cols, x, y, block, plan.smem_values / kPack, info);
   }
   return LaunchBlockRegisterValues<T, kAlgorithm, true>(props, stream, rows, cols, x, y,
                                                         plan.values, info);
