@@ -242,11 +242,16 @@ TEST_F(CudaSoftmaxTest, ForcedPathsAreTheOnesThatRan) {
   EXPECT_NE(RunOnCuda({d}, false, false, 1).launch.find("[uncached"), std::string::npos);
 }
 
+#ifdef OFLITE_WITH_CUDA
 // More rows than the grid has blocks: each block of the register path loops over rows and
-// reuses its shared reduction slots (rows of 32 columns: blocks of 32 threads, a grid of
-// SMs x 64 x 32 waves, under 300k blocks on Hopper). Every row is checked.
+// reuses its shared reduction slots (rows of 32 columns: blocks of 32 threads, the grid lowered
+// to SMs x 64 x 32 waves, under 300k blocks on Hopper; by default a block takes one row). Every
+// row is checked.
 TEST_F(CudaSoftmaxTest, RegisterPathBlocksLoopOverMoreRowsThanTheGrid) {
   ep::ScopedSoftmaxImpl forced(SoftmaxImpl::kBlockRegister);
+  const ep::CudaDeviceProperties* props = Unwrap(ep::GetCudaDeviceProperties(0));
+  const ep::ScopedSoftmaxGridLimit limit(
+      ep::GridSize(props->sm_count, props->max_threads_per_sm, 32, INT64_MAX));
   const Shape shape = {600000, 32};
   for (DataType dtype : {DataType::kFloat32, DataType::kFloat16}) {
     for (bool log : {false, true}) {
@@ -260,6 +265,7 @@ TEST_F(CudaSoftmaxTest, RegisterPathBlocksLoopOverMoreRowsThanTheGrid) {
     }
   }
 }
+#endif  // OFLITE_WITH_CUDA
 
 // The dynamic shared-memory limit is one value per kernel: sizes that shrink and grow again,
 // and a size just under 48 KB with the block reductions' static memory on top, must all run.
@@ -485,9 +491,9 @@ TEST_F(CudaSoftmaxTest, LargeTensorBeyondTwoToThe31Elements) {
 
 #ifdef OFLITE_WITH_CUDA
 // Rows of the register path that keeps half of each thread's values in shared memory (float32
-// and float16), with more rows than the grid has blocks (float32: SMs x 4 blocks of 512 x 32
-// waves, 16896 on a 132-SM Hopper), so blocks reuse their shared slots for a second row. Rows
-// are compared with the reference from the last 200 (a block's second row) and every 97th.
+// and float16), with more rows than the grid has blocks (lowered to float32: SMs x 4 blocks of
+// 512 x 32 waves, 16896 on a 132-SM Hopper), so blocks reuse their shared slots for a second row.
+// Rows are compared with the reference from the last 200 (a block's second row) and every 97th.
 // Large (2.2 GB each way): runs only with OFLITE_LARGE_TESTS=1.
 TEST_F(CudaSoftmaxTest, LargeSpilledRegisterRowsLoopOverTheGrid) {
   if (std::getenv("OFLITE_LARGE_TESTS") == nullptr) {
@@ -503,8 +509,10 @@ TEST_F(CudaSoftmaxTest, LargeSpilledRegisterRowsLoopOverTheGrid) {
   const ep::CudaDeviceProperties* props = Unwrap(ep::GetCudaDeviceProperties(0));
   const int64_t cols = 32768;
   for (const Case& c : cases) {
-    const int64_t rows =
-        ep::GridSize(props->sm_count, props->max_threads_per_sm, c.block, INT64_MAX) + 200;
+    const int64_t grid =
+        ep::GridSize(props->sm_count, props->max_threads_per_sm, c.block, INT64_MAX);
+    const ep::ScopedSoftmaxGridLimit limit(grid);
+    const int64_t rows = grid + 200;
     const Shape shape = {rows, cols};
     std::vector<float> host(static_cast<size_t>(rows * cols));
     for (size_t i = 0; i < host.size(); ++i) {  // multiples of 1/256 in [-8, 8): exact in float16

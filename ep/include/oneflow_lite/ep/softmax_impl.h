@@ -4,6 +4,8 @@
 #ifndef ONEFLOW_LITE_EP_SOFTMAX_IMPL_H_
 #define ONEFLOW_LITE_EP_SOFTMAX_IMPL_H_
 
+#include <cstdint>
+
 namespace oflite {
 namespace ep {
 
@@ -24,6 +26,25 @@ class ScopedSoftmaxImpl {
 
  private:
   SoftmaxImpl previous_;
+};
+
+// The most blocks a register-path softmax launch uses (0: the hardware's limit, 2^31 - 1). That
+// path gives each row its own block, and its blocks loop over rows only past this many; tests
+// lower it to run the loop on small tensors.
+void SetSoftmaxGridLimitOverride(int64_t blocks);
+int64_t GetSoftmaxGridLimitOverride();
+
+class ScopedSoftmaxGridLimit {
+ public:
+  explicit ScopedSoftmaxGridLimit(int64_t blocks) : previous_(GetSoftmaxGridLimitOverride()) {
+    SetSoftmaxGridLimitOverride(blocks);
+  }
+  ScopedSoftmaxGridLimit(const ScopedSoftmaxGridLimit&) = delete;
+  ScopedSoftmaxGridLimit& operator=(const ScopedSoftmaxGridLimit&) = delete;
+  ~ScopedSoftmaxGridLimit() { SetSoftmaxGridLimitOverride(previous_); }
+
+ private:
+  int64_t previous_;
 };
 
 }  // namespace ep
