@@ -79,13 +79,12 @@ const Shape2 kShapes[] = {{1, 1},     {7, 31},   {64, 1024}, {3, 1025},  {4, 103
 // rows of any length from a pack less one (one more pack covers a row that starts mid-pack).
 // By default, rows of whole packs from where that measured faster than the warp (float32 from
 // 896 columns, 16-bit from 769) up to 32768 columns, where it measured faster than shared
-// memory (half of each thread's values in shared memory past 16384 float32 softmax columns,
-// 4096 float32 log_softmax, 16384 16-bit); rows that start mid-pack from 513 columns (float32
-// from 300) to 16384 (12345 for float32 log_softmax). Other rows go to shared memory, cached as
-// stored (2 bytes an element for 16-bit types), when the row (and dy's for backward) fits in the
-// 227 KB a Hopper block may opt into, less a little for the block reductions; past that, to the
-// uncached kernel.
-std::string ExpectedPath(SoftmaxImpl impl, DataType dtype, int64_t cols, bool backward, bool log) {
+// memory (half of each thread's values in shared memory past 16384 columns); rows that start
+// mid-pack from 513 columns (float32 from 300) to 16384. Other rows go to shared memory, cached
+// as stored (2 bytes an element for 16-bit types), when the row (and dy's for backward) fits in
+// the 227 KB a Hopper block may opt into, less a little for the block reductions; past that, to
+// the uncached kernel.
+std::string ExpectedPath(SoftmaxImpl impl, DataType dtype, int64_t cols, bool backward) {
   if (dtype == DataType::kFloat64 || impl == SoftmaxImpl::kBlockUncached) {
     return "uncached";
   }
@@ -107,7 +106,7 @@ std::string ExpectedPath(SoftmaxImpl impl, DataType dtype, int64_t cols, bool ba
   int64_t auto_max = 32768;
   if (!packed) {
     auto_min = float32 ? 300 : 513;
-    auto_max = float32 && log ? 12345 : 16384;
+    auto_max = 16384;
   }
   if (impl == SoftmaxImpl::kAuto && register_fits && cols >= auto_min && cols <= auto_max) {
     return "register";
@@ -133,7 +132,7 @@ void CheckShape(SoftmaxImpl impl, DataType dtype, const Shape2& s, bool log, boo
     const RunResult r = RunOnCuda({MakeTensor(x, shape, dtype)}, log, false, 1);
     ExpectAllClose(r.values, ReferenceSoftmax(x, shape, 1, log), SoftmaxTolerance(dtype),
                    context + " " + r.launch, SmallestNormal(dtype), SoftmaxScale(x, shape, 1, log));
-    EXPECT_NE(r.launch.find("[" + ExpectedPath(impl, dtype, s.cols, false, log) + " "),
+    EXPECT_NE(r.launch.find("[" + ExpectedPath(impl, dtype, s.cols, false) + " "),
               std::string::npos)
         << context << ": " << r.launch;
   } else {
@@ -145,8 +144,7 @@ void CheckShape(SoftmaxImpl impl, DataType dtype, const Shape2& s, bool log, boo
     ExpectAllClose(r.values, ReferenceSoftmaxGrad(y, dy, shape, 1, log), SoftmaxTolerance(dtype),
                    context + " " + r.launch, SmallestNormal(dtype),
                    SoftmaxGradScale(y, dy, shape, 1, log));
-    EXPECT_NE(r.launch.find("[" + ExpectedPath(impl, dtype, s.cols, true, log) + " "),
-              std::string::npos)
+    EXPECT_NE(r.launch.find("[" + ExpectedPath(impl, dtype, s.cols, true) + " "), std::string::npos)
         << context << ": " << r.launch;
   }
 }

@@ -350,11 +350,12 @@ struct RegisterPlan {
 // mid-pack, which the warp kernel reads element by element, from 513 (16-bit) or 300
 // (float32) columns (701 float16 log_softmax: 1006 -> 2983 GB/s, softmax 2332 -> 2936;
 // float32 301 log_softmax 2280 -> 3085; 16-bit rows of 301 lost: 2015 -> 1400).
-//   float32   softmax to 16384 columns, log_softmax to 4096: 16 values while blocks stay
-//             within 192 threads, else 32; longer rows to 32768: 32 + 32
-//             in shared memory (log_softmax 8192: 3827 -> 3998 GB/s). Rows that start
-//             mid-pack, to 16384 columns (softmax) or 12345 (log_softmax; 1025: 3765 in
-//             shared memory -> 3973, 2047: 3615 -> 4070; past 12345 not measured)
+//   float32   to 16384 columns: 16 values while blocks stay within 192 threads, else 32;
+//             longer rows to 32768: 32 + 32 in shared memory (log_softmax 8192 and 16384
+//             held 32 + 32 until a block a row made 32 faster: 4069 -> 4141 and 4069 ->
+//             4185 GB/s). Rows that start mid-pack, to 16384 columns (log_softmax, GB/s in
+//             shared memory -> here: 1025 3765 -> 3973, 2047 3615 -> 4070, 12801 3541 ->
+//             4215, 16001 4026 -> 4150)
 //   16-bit    rows whose covering packs one warp holds at 40 values (1025-1280 covered
 //             columns): one warp of 40 (1152: 3139 with 32 values in 64 threads -> 3771);
 //             rows that start mid-pack from 8193 to 12345 columns: 40 values (12345 float16
@@ -372,13 +373,12 @@ RegisterPlan RegisterAutoPlan(int64_t cols, bool packed) {
   if constexpr (std::is_same_v<T, float>) {
     const int values = RegisterBlockFor(CoveredCols<T>(cols), 16) <= 192 ? 16 : 32;
     if (!packed) {
-      return cols >= 300 && cols <= (kSoftmax ? 16384 : 12345) ? RegisterPlan{values, 0}
-                                                               : RegisterPlan{};
+      return cols >= 300 && cols <= 16384 ? RegisterPlan{values, 0} : RegisterPlan{};
     }
     if (cols < 896) {
       return {};
     }
-    if (cols <= (kSoftmax ? 16384 : 4096)) {
+    if (cols <= 16384) {
       return {values, 0};
     }
     return cols <= 32768 ? RegisterPlan{32, 32} : RegisterPlan{};
