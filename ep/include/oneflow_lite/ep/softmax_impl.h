@@ -14,38 +14,29 @@ enum class SoftmaxImpl { kAuto, kWarp, kBlockRegister, kBlockSmem, kBlockUncache
 void SetSoftmaxImplOverride(SoftmaxImpl impl);
 SoftmaxImpl GetSoftmaxImplOverride();
 
-// Sets the override for a scope and restores the previous one.
-class ScopedSoftmaxImpl {
- public:
-  explicit ScopedSoftmaxImpl(SoftmaxImpl impl) : previous_(GetSoftmaxImplOverride()) {
-    SetSoftmaxImplOverride(impl);
-  }
-  ScopedSoftmaxImpl(const ScopedSoftmaxImpl&) = delete;
-  ScopedSoftmaxImpl& operator=(const ScopedSoftmaxImpl&) = delete;
-  ~ScopedSoftmaxImpl() { SetSoftmaxImplOverride(previous_); }
-
- private:
-  SoftmaxImpl previous_;
-};
-
 // The most blocks a register-path softmax launch uses (0: the hardware's limit, 2^31 - 1). That
 // path gives each row its own block, and its blocks loop over rows only past this many; tests
 // lower it to run the loop on small tensors.
 void SetSoftmaxGridLimitOverride(int64_t blocks);
 int64_t GetSoftmaxGridLimitOverride();
 
-class ScopedSoftmaxGridLimit {
+// Sets one of the overrides above for a scope and restores the previous value.
+template <typename T, T (*kGet)(), void (*kSet)(T)>
+class ScopedOverride {
  public:
-  explicit ScopedSoftmaxGridLimit(int64_t blocks) : previous_(GetSoftmaxGridLimitOverride()) {
-    SetSoftmaxGridLimitOverride(blocks);
-  }
-  ScopedSoftmaxGridLimit(const ScopedSoftmaxGridLimit&) = delete;
-  ScopedSoftmaxGridLimit& operator=(const ScopedSoftmaxGridLimit&) = delete;
-  ~ScopedSoftmaxGridLimit() { SetSoftmaxGridLimitOverride(previous_); }
+  explicit ScopedOverride(T value) : previous_(kGet()) { kSet(value); }
+  ScopedOverride(const ScopedOverride&) = delete;
+  ScopedOverride& operator=(const ScopedOverride&) = delete;
+  ~ScopedOverride() { kSet(previous_); }
 
  private:
-  int64_t previous_;
+  T previous_;
 };
+
+using ScopedSoftmaxImpl =
+    ScopedOverride<SoftmaxImpl, &GetSoftmaxImplOverride, &SetSoftmaxImplOverride>;
+using ScopedSoftmaxGridLimit =
+    ScopedOverride<int64_t, &GetSoftmaxGridLimitOverride, &SetSoftmaxGridLimitOverride>;
 
 }  // namespace ep
 }  // namespace oflite
