@@ -489,9 +489,10 @@ TEST_F(CudaSoftmaxTest, LargeTensorBeyondTwoToThe31Elements) {
 
 #ifdef OFLITE_WITH_CUDA
 // Rows of the register path that keeps half of each thread's values in shared memory (float32
-// and float16), with more rows than the grid has blocks (lowered to float32: SMs x 4 blocks of
-// 512 x 32 waves, 16896 on a 132-SM Hopper), so blocks reuse their shared slots for a second row.
-// Rows are compared with the reference from the last 200 (a block's second row) and every 97th.
+// and float16), with more rows than the grid has blocks (the grid lowered, for float32, to SMs
+// x 4 blocks of 512 x 32 waves, 16896 on a 132-SM Hopper), so blocks reuse their shared slots
+// for a second row. Rows are compared with the reference from the last 200 (a block's second
+// row) and every 97th.
 // Large (2.2 GB each way): runs only with OFLITE_LARGE_TESTS=1.
 TEST_F(CudaSoftmaxTest, LargeSpilledRegisterRowsLoopOverTheGrid) {
   if (std::getenv("OFLITE_LARGE_TESTS") == nullptr) {

@@ -53,8 +53,8 @@ __device__ __forceinline__ C BlockAllReduceAnySize(C v, Op op, C* partials) {
 // convert bfloat16 from the 32-bit word that holds two elements (a shift or a mask) in volatile
 // asm, which the compiler neither merges nor hoists: with the plain conversion it converted
 // each held value once for both passes and kept the floats, so 64 values spilled and 40 took
-// 63 registers instead of 48. Kernels of 32 values keep the plain conversion: they took 60
-// registers instead of 46 but ran faster (softmax 1024 and 4096 columns lost 2% with the asm).
+// 58-63 registers instead of 44-48 (rows of whole packs). Kernels of 32 values keep the plain
+// conversion: 60 registers against 46 with the asm, but 2% faster (softmax 1024 and 4096).
 template <bool kOpaque, typename T, int kPack>
 __device__ __forceinline__ float HeldValue(const Pack<T, kPack>& pack, int i) {
   if constexpr (kOpaque && std::is_same_v<T, __nv_bfloat16>) {
