@@ -203,41 +203,34 @@ TEST_F(CudaSoftmaxTest, ForcedPathsAreTheOnesThatRan) {
     const RunResult r = RunOnCuda({x}, false, false, 1);
     EXPECT_NE(r.launch.find(expected), std::string::npos) << r.launch;
   }
-  // shorter rows go to the warp kernel; rows too long for a warp to registers where that
-  // measured faster, else to shared memory, then to the uncached kernel
-  const Tensor short_rows =
-      MakeTensor(RandomValues(64 * 800, 3), Shape{64, 800}, DataType::kFloat32);
-  EXPECT_NE(RunOnCuda({short_rows}, false, false, 1).launch.find("[warp pack=4"),
-            std::string::npos);
-  const Tensor packed = MakeTensor(RandomValues(3 * 2048, 4), Shape{3, 2048}, DataType::kFloat16);
-  EXPECT_NE(RunOnCuda({packed}, false, false, 1).launch.find("[register pack=8"),
-            std::string::npos);
-  // past 16384 float32 columns half of each thread's values wait in shared memory
-  const Tensor spilled =
-      MakeTensor(RandomValues(2 * 20000, 4), Shape{2, 20000}, DataType::kFloat32);
-  EXPECT_NE(RunOnCuda({spilled}, false, false, 1)
-                .launch.find("[register pack=4 block=320 cols/thread=64]"),
-            std::string::npos);
-  // a 16-bit row that starts mid-pack and needs one more pack than a warp's 32 values hold:
-  // one warp of 40 values still
-  const Tensor wide = MakeTensor(RandomValues(3 * 1025, 4), Shape{3, 1025}, DataType::kFloat16);
-  EXPECT_NE(
-      RunOnCuda({wide}, false, false, 1).launch.find("[register pack=8 block=32 cols/thread=40]"),
-      std::string::npos);
-  // bfloat16 rows hold 64 values a thread as float16 rows do
-  const Tensor long_bf16 =
-      MakeTensor(RandomValues(2 * 16384, 4), Shape{2, 16384}, DataType::kBFloat16);
-  EXPECT_NE(RunOnCuda({long_bf16}, false, false, 1)
-                .launch.find("[register pack=8 block=256 cols/thread=64]"),
-            std::string::npos);
-  // 16-bit rows that start mid-pack past 16384 columns: shared memory
-  const Tensor wider = MakeTensor(RandomValues(3 * 20001, 4), Shape{3, 20001}, DataType::kBFloat16);
-  EXPECT_NE(RunOnCuda({wider}, false, false, 1).launch.find("[smem pack=8"), std::string::npos);
-  const Tensor huge_row =
-      MakeTensor(RandomValues(100000, 5), Shape{1, 100000}, DataType::kFloat32);  // 400 KB
-  EXPECT_NE(RunOnCuda({huge_row}, false, false, 1).launch.find("[uncached"), std::string::npos);
-  const Tensor d = MakeTensor(RandomValues(6, 6), Shape{2, 3}, DataType::kFloat64);
-  EXPECT_NE(RunOnCuda({d}, false, false, 1).launch.find("[uncached"), std::string::npos);
+  // The default path by shape: shorter rows go to the warp kernel; rows too long for a warp to
+  // registers where that measured faster, else to shared memory, then to the uncached kernel.
+  struct DefaultCase {
+    Shape shape;
+    DataType dtype;
+    uint64_t seed;
+    std::string launch;
+  };
+  const DefaultCase defaults[] = {
+      {{64, 800}, DataType::kFloat32, 3, "[warp pack=4"},
+      {{3, 2048}, DataType::kFloat16, 4, "[register pack=8"},
+      // past 16384 float32 columns half of each thread's values wait in shared memory
+      {{2, 20000}, DataType::kFloat32, 4, "[register pack=4 block=320 cols/thread=64]"},
+      // a 16-bit row that starts mid-pack and needs one more pack than a warp's 32 values
+      // hold: one warp of 40 values still
+      {{3, 1025}, DataType::kFloat16, 4, "[register pack=8 block=32 cols/thread=40]"},
+      // bfloat16 rows hold 64 values a thread as float16 rows do
+      {{2, 16384}, DataType::kBFloat16, 4, "[register pack=8 block=256 cols/thread=64]"},
+      // 16-bit rows that start mid-pack past 16384 columns: shared memory
+      {{3, 20001}, DataType::kBFloat16, 4, "[smem pack=8"},
+      {{1, 100000}, DataType::kFloat32, 5, "[uncached"},  // 400 KB
+      {{2, 3}, DataType::kFloat64, 6, "[uncached"}};
+  for (const DefaultCase& c : defaults) {
+    const Tensor t =
+        MakeTensor(RandomValues(static_cast<size_t>(c.shape.elem_cnt()), c.seed), c.shape, c.dtype);
+    const std::string launch = RunOnCuda({t}, false, false, 1).launch;
+    EXPECT_NE(launch.find(c.launch), std::string::npos) << c.shape.ToString() << ": " << launch;
+  }
 }
 
 #ifdef OFLITE_WITH_CUDA
