@@ -15,6 +15,7 @@
 #include "ops/softmax_reference.h"
 #include "primitive/memcpy.h"
 #include "primitive/permute.h"
+#include "primitive/softmax.h"
 #include "tests/support/test_util.h"
 
 #ifdef OFLITE_WITH_CUDA
@@ -75,8 +76,9 @@ const Shape2 kShapes[] = {{1, 1},     {7, 31},   {64, 1024}, {3, 1025},  {4, 103
                           {3, 70000}, {1000, 3}, {5, 2},     {6, 513},   {2, 16001}};
 
 // The path a forced implementation must take. Forward rows (the tests' tensors start aligned)
-// are held in registers when forced, up to 1024 threads of 32 float32 or 64 16-bit values,
-// rows of any length from a pack less one (one more pack covers a row that starts mid-pack).
+// are held in registers when forced, up to 1024 threads of 32 float32 or 64 16-bit values:
+// float32 rows of any length from a pack less one (one more pack covers a row that starts
+// mid-pack), 16-bit rows of any length (their head and tail elements held apart from the packs).
 // By default, rows of whole packs from where that measured faster than the warp (float32 from
 // 896 columns, 16-bit from 769) up to 32768 columns, where it measured faster than shared
 // memory (half of each thread's values in shared memory past 16384 columns); rows that start
@@ -91,11 +93,11 @@ std::string ExpectedPath(SoftmaxImpl impl, DataType dtype, int64_t cols, bool ba
   const bool float32 = dtype == DataType::kFloat32;
   const int64_t pack = float32 ? 4 : 8;
   const bool packed = cols % pack == 0;
-  const int64_t covered = packed ? cols : cols + pack - 1;
-  // rows that start mid-pack need a pack less one columns at least (only the last row's last
-  // pack may then reach past the tensor's end)
-  const bool register_fits =
-      !backward && (packed || cols >= pack - 1) && covered <= 1024 * (float32 ? 32 : 64);
+  // float32 rows that start mid-pack need a pack less one columns at least (only the last
+  // row's last pack may then reach past the tensor's end)
+  const int64_t covered = packed ? cols : float32 ? cols + pack - 1 : cols / pack * pack;
+  const bool register_fits = !backward && (packed || !float32 || cols >= pack - 1) &&
+                             covered <= 1024 * (float32 ? 32 : 64);
   if (impl == SoftmaxImpl::kBlockRegister) {
     if (register_fits) {
       return "register";
@@ -216,9 +218,10 @@ TEST_F(CudaSoftmaxTest, ForcedPathsAreTheOnesThatRan) {
       {{3, 2048}, DataType::kFloat16, 4, "[register pack=8"},
       // past 16384 float32 columns half of each thread's values wait in shared memory
       {{2, 20000}, DataType::kFloat32, 4, "[register pack=4 block=320 cols/thread=64]"},
-      // a 16-bit row that starts mid-pack and needs one more pack than a warp's 32 values
-      // hold: one warp of 40 values still
-      {{3, 1025}, DataType::kFloat16, 4, "[register pack=8 block=32 cols/thread=40]"},
+      // a 16-bit row that starts mid-pack: 127 or 128 whole packs, one warp of 32 values, its
+      // head and tail elements one a thread; rows with more packs: one warp of 40 values
+      {{3, 1025}, DataType::kFloat16, 4, "[register pack=8 block=32 cols/thread=32]"},
+      {{3, 1033}, DataType::kBFloat16, 4, "[register pack=8 block=32 cols/thread=40]"},
       // bfloat16 rows hold 64 values a thread as float16 rows do
       {{2, 16384}, DataType::kBFloat16, 4, "[register pack=8 block=256 cols/thread=64]"},
       // 16-bit rows that start mid-pack past 16384 columns: shared memory
@@ -362,6 +365,42 @@ TEST_F(CudaSoftmaxTest, LogSoftmaxOfADominantValueKeepsFloatPrecision) {
           RunOnCuda({MakeTensor(values, shape, DataType::kFloat32)}, true, false, 1);
       ExpectAllClose(r.values, ReferenceSoftmax(values, shape, 1, true),
                      SoftmaxTolerance(DataType::kFloat32), r.launch);
+    }
+  }
+}
+
+// Rows that start or end mid-pack on the register path (float32: edge packs shared with the
+// neighbouring rows; 16-bit: head and tail elements held apart from the whole packs): every
+// element is written, and nothing past the tensor's end, where the last row ends mid-pack (the
+// guard after y keeps its NaN).
+TEST_F(CudaSoftmaxTest, RowsThatEndMidPackWriteNothingPastTheTensor) {
+  ep::ScopedSoftmaxImpl forced(SoftmaxImpl::kBlockRegister);
+  constexpr int64_t kGuard = 16;
+  const Shape2 shapes[] = {{5, 1025}, {9, 1001}, {4, 1033}, {7, 13}, {3, 5}, {2, 3}};
+  ep::Stream* stream = Unwrap(ep::GetDevice(Device::Cuda(0)))->default_stream();
+  for (DataType dtype : {DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16}) {
+    for (const Shape2& s : shapes) {
+      const Shape shape = {s.rows, s.cols};
+      const int64_t n = shape.elem_cnt();
+      const std::vector<double> x = RoundTo(RandomValues(static_cast<size_t>(n), n), dtype);
+      const Tensor xd = Unwrap(MakeTensor(x, shape, dtype).To(Device::Cuda(0)));
+      const Tensor yd = Unwrap(Tensor::Full(Shape{n + kGuard}, NAN, dtype, Device::Cuda(0)));
+      auto softmax = primitive::NewPrimitive<primitive::SoftmaxFactory>(DeviceType::kCUDA, dtype);
+      ASSERT_NE(softmax, nullptr);
+      ASSERT_TRUE(softmax
+                      ->Launch(stream, static_cast<size_t>(s.rows), static_cast<size_t>(s.cols),
+                               xd.data(), yd.mut_data())
+                      .ok());
+      const std::string context = std::string(DataTypeName(dtype)) + " " + shape.ToString() + " " +
+                                  softmax->LaunchDescription();
+      EXPECT_NE(context.find("[register "), std::string::npos) << context;
+      const std::vector<double> y = ToDoubles(Unwrap(yd.To(Device::Cpu())));
+      ExpectAllClose(std::vector<double>(y.begin(), y.begin() + n),
+                     ReferenceSoftmax(x, shape, 1, false), SoftmaxTolerance(dtype), context,
+                     SmallestNormal(dtype));
+      for (int64_t i = n; i < n + kGuard; ++i) {
+        EXPECT_TRUE(std::isnan(y[static_cast<size_t>(i)])) << context << ": wrote guard " << i - n;
+      }
     }
   }
 }

@@ -83,17 +83,21 @@ __device__ __forceinline__ void ForEachSpilled(const P* spill, int smem_packs, i
   }
 }
 
-// A row as the 16-byte packs that cover it: pack p holds the row's elements from
-// p * kPack - lead on, lead being how far into its pack the row starts. Rows of whole packs
-// (kAligned: the row starts on a pack and its length is a multiple of kPack) have lead 0 and
-// only whole packs; otherwise the first and last packs are edges, shared with the neighbouring
-// rows. Edges load whole (their other rows' elements are read, then masked to -inf), except a
-// pack past the tensor's end (the last row's last one), which loads element by element; edges
-// store element by element, writing only this row's elements. Register-path rows are short
-// enough (at most 1024 threads' values) for int columns.
+// How the register kernel lays a row out in packs (two layouts with one interface: packs,
+// Load, Mask, Store, and kEdgeElements). Register-path rows are short enough (at most 1024
+// threads' values) for int columns.
+//
+// A row as the 16-byte packs that cover it, for rows of whole packs and float32 rows that start
+// mid-pack: pack p holds the row's elements from p * kPack - lead on, lead being how far into
+// its pack the row starts. Rows of whole packs (kAligned: the row starts on a pack and its
+// length is a multiple of kPack) have lead 0 and only whole packs; otherwise the first and last
+// packs are edges, shared with the neighbouring rows. Edges load whole (their other rows' elements
+// are read, then masked to -inf), except a pack past the tensor's end (the last row's last one),
+// which loads element by element; edges store element by element, writing only this row's elements.
 template <typename T, bool kAligned>
 struct CoveringPacks {
   static constexpr int kPack = kBlockPack<T>;
+  static constexpr bool kEdgeElements = false;
   int cols;
   int lead;
   int packs;
@@ -117,22 +121,16 @@ struct CoveringPacks {
     return row - lead + pack * kPack;
   }
   // Pack `pack` of the row as stored, whole: an edge still holds its other rows' elements (see
-  // Mask). A pack past the tensor's end loads element by element: float32 repeats the row's
-  // last element where the tensor has ended (Mask then sets those to -inf), which takes its
-  // kernels fewer registers than a branch per element (32 instead of 52 at 16 values);
-  // float16's kernel of 64 values spills registers that way, so 16-bit rows branch.
+  // Mask). A pack past the tensor's end loads element by element, repeating the row's last
+  // element where the tensor has ended (Mask then sets those to -inf), which takes float32's
+  // kernels fewer registers than a branch per element (32 instead of 52 at 16 values).
   template <typename C>
   __device__ __forceinline__ void Load(const T* row, int pack, T* v) const {
-    constexpr bool kRepeatLast = sizeof(T) == 4;
     if (overrun && pack == packs - 1) {
 #pragma unroll
       for (int i = 0; i < kPack; ++i) {
         const int c = pack * kPack - lead + i;
-        if constexpr (kRepeatLast) {
-          v[i] = row[c < cols ? c : cols - 1];
-        } else {
-          v[i] = c < cols ? row[c] : static_cast<T>(NegativeInfinity<C>());
-        }
+        v[i] = row[c < cols ? c : cols - 1];
       }
     } else {
       *reinterpret_cast<Pack<T, kPack>*>(v) =
@@ -168,13 +166,63 @@ struct CoveringPacks {
   }
 };
 
-// Thread t holds packs t, t + blockDim.x, ... of those covering the row (coalesced per step);
-// packs past the row's end, and an edge pack's elements of other rows, hold -inf, which adds
-// exp(-inf) = 0 to the sum. y's rows start as x's do: the launcher takes this path only when
-// both tensors start 16-byte aligned. 16-bit rows stay in registers as
-// loaded (kRaw), two values a register, and exp is computed again for the output: a thread
-// then keeps twice the bytes in flight for its registers, which is what limits 16-bit rows
-// (the extra exp is one multiply and the hardware exp2). float32 rows hold exp(x - max)
+// A 16-bit row that starts or ends mid-pack as whole packs and the elements around them: `head`
+// elements before the row's first 16-byte boundary, `packs` whole packs, then the tail (less
+// than a pack). The head and tail elements, fewer than two packs' worth, go one to a thread
+// (`edge_col`), so every pack loads and stores whole and inside the row. A 1025-column row is
+// then 128 packs and one element, one warp of 32 values, where the 130 packs covering it took
+// a warp of 40 whose two edge lanes stored element by element: 1025 columns 3449 -> 3724 GB/s
+// (float16 softmax), 12345 3900 -> 4155, 513 2251 -> 2860. float32 rows keep CoveringPacks:
+// laid out this way, its kernel of 32 values held its last two loads back behind a wait for the
+// first (ptxas, under the 64-register cap), and lost 5-28% from 8001 columns on.
+template <typename T>
+struct PacksAndEdgeElements {
+  static constexpr int kPack = kBlockPack<T>;
+  static constexpr bool kEdgeElements = true;
+  int head;
+  int packs;
+  int edge_col;  // this thread's head or tail element, or -1 for none
+
+  __device__ __forceinline__ PacksAndEdgeElements(const T* row, int64_t row_cols, bool) {
+    const int cols = static_cast<int>(row_cols);
+    const int lead = static_cast<int>(reinterpret_cast<uintptr_t>(row) % 16 / sizeof(T));
+    head = min((kPack - lead) % kPack, cols);
+    packs = (cols - head) / kPack;
+    const int tail = cols - head - packs * kPack;
+    const int t = static_cast<int>(threadIdx.x);
+    edge_col = t < head ? t : (t < head + tail ? t + packs * kPack : -1);
+  }
+  // Indexed as packs from the first: computed in elements (row + head + pack * kPack), the
+  // compiler split every pack store into element stores, a quarter of the bandwidth.
+  template <typename E>
+  __device__ __forceinline__ E* PackStart(E* row, int pack) const {
+    using P = std::conditional_t<std::is_const_v<E>, const Pack<T, kPack>, Pack<T, kPack>>;
+    return (reinterpret_cast<P*>(row + head) + pack)->elem;
+  }
+  template <typename C>
+  __device__ __forceinline__ void Load(const T* row, int pack, T* v) const {
+    *reinterpret_cast<Pack<T, kPack>*>(v) =
+        *reinterpret_cast<const Pack<T, kPack>*>(PackStart(row, pack));
+  }
+  template <typename C>
+  __device__ __forceinline__ void Mask(int, T*) const {}
+  template <typename C>
+  __device__ __forceinline__ void Store(const C* v, int pack, T* row) const {
+    StorePack<kPack>(v, PackStart(row, pack));
+  }
+};
+
+template <typename T, bool kAligned>
+using RegisterRowLayout = std::conditional_t<sizeof(T) == 2 && !kAligned, PacksAndEdgeElements<T>,
+                                             CoveringPacks<T, kAligned>>;
+
+// Thread t holds the row's packs t, t + blockDim.x, ... (coalesced per step), and in
+// PacksAndEdgeElements at most one head or tail element; packs past the row's end, and an edge
+// pack's elements of other rows, hold -inf, which adds exp(-inf) = 0 to the sum. y's rows start as
+// x's do: the launcher takes this path only when both tensors start 16-byte aligned. 16-bit rows
+// stay in registers as loaded (kRaw), two values a register, and exp is computed again for the
+// output: a thread then keeps twice the bytes in flight for its registers, which is what limits
+// 16-bit rows (the extra exp is one multiply and the hardware exp2). float32 rows hold exp(x - max)
 // between the passes.
 // With kSpill, packs from kPacks * blockDim.x on wait in the thread's own shared-memory slots
 // (smem_packs of them, 16 bytes each): copied with cp.async before the register loads are
@@ -201,7 +249,8 @@ __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
   const int first_spilled = kPacks * static_cast<int>(blockDim.x);
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const T* row_x = x + row * cols;
-    const CoveringPacks<T, kAligned> cover(row_x, cols, row == rows - 1);
+    using Layout = RegisterRowLayout<T, kAligned>;
+    const Layout cover(row_x, cols, row == rows - 1);
     const int packs = cover.packs;
     // The shared part first, asynchronously: nothing waits for it before the register part is
     // loaded and scanned.
@@ -233,6 +282,12 @@ __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
         cover.template Mask<C>(static_cast<int>(threadIdx.x + p * blockDim.x), buf[p].elem);
       }
     }
+    C edge = NegativeInfinity<C>();  // this thread's head or tail element, if it has one
+    if constexpr (Layout::kEdgeElements) {
+      if (cover.edge_col >= 0) {
+        edge = ToCompute(row_x[cover.edge_col]);
+      }
+    }
     PackMax<T, kPack> thread_max;
 #pragma unroll
     for (int p = 0; p < kPacks; ++p) {
@@ -243,7 +298,11 @@ __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
       ForEachSpilled(spill, smem_packs, first_spilled, packs,
                      [&](int, const P& v) { thread_max.Add(v); });
     }
-    const C max = BlockAllReduceAnySize(C(thread_max.Value()), MaxOp(), max_partials);
+    C local_max = C(thread_max.Value());
+    if constexpr (Layout::kEdgeElements) {
+      local_max = Max(local_max, edge);
+    }
+    const C max = BlockAllReduceAnySize(local_max, MaxOp(), max_partials);
     S sum = 0;
 #pragma unroll
     for (int p = 0; p < kPacks; ++p) {
@@ -269,6 +328,9 @@ __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
         }
       });
     }
+    if constexpr (Layout::kEdgeElements) {
+      sum += ExpFor<T, kAlgorithm>(edge - max);
+    }
     sum = BlockAllReduceAnySize(sum, SumOp(), sum_partials);
     const C scale = RowScale<kAlgorithm, C>(sum);
     T* row_y = y + row * cols;
@@ -288,6 +350,13 @@ __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
           out[i] = kAlgorithm == Algorithm::kSoftmax ? v * scale : v - scale;
         }
         cover.Store(out, pack, row_y);
+      }
+    }
+    if constexpr (Layout::kEdgeElements) {
+      if (cover.edge_col >= 0) {
+        const C d = edge - max;
+        row_y[cover.edge_col] = FromCompute<T>(
+            kAlgorithm == Algorithm::kSoftmax ? ExpFor<T, kAlgorithm>(d) * scale : d - scale);
       }
     }
     // The spilled packs are stored from their raw values, exp computed again. Their next row's

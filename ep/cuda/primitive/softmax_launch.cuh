@@ -309,20 +309,26 @@ cudaError_t LaunchBlockRegister(const CudaDeviceProperties& props, cudaStream_t 
 template <typename T>
 constexpr int kRegisterMaxValues = sizeof(T) == 2 ? 64 : 32;
 
-// The columns the packs covering a row span: a row that starts mid-pack (its length is not a
-// whole number of packs; the tensor starts aligned) may need one more pack than its length.
+// The most columns a row's packs span (see RegisterRowLayout). A row that starts mid-pack (its
+// length is not a whole number of packs; the tensor starts aligned): float32 may need one more
+// pack than its length to cover it; 16-bit rows hold at most their length rounded down to a
+// pack in packs, the rest one element a thread.
 template <typename T>
 constexpr int64_t CoveredCols(int64_t cols) {
-  return cols % kBlockPack<T> == 0 ? cols : cols + kBlockPack<T> - 1;
+  constexpr int64_t kPack = kBlockPack<T>;
+  if (cols % kPack == 0) {
+    return cols;
+  }
+  return sizeof(T) == 2 ? cols / kPack * kPack : cols + kPack - 1;
 }
 
-// Rows the register path can hold: both tensors start 16-byte aligned, and the packs covering
-// a row fit 1024 threads of kRegisterMaxValues values. A row that starts mid-pack must be at
+// Rows the register path can hold: both tensors start 16-byte aligned, and a row's packs fit
+// 1024 threads of kRegisterMaxValues values. A float32 row that starts mid-pack must be at
 // least a pack less one long, so that its last pack ends inside the next row: only the
 // tensor's last row then has a pack past the tensor's end (see CoveringPacks).
 template <typename T>
 bool RegisterPathFits(int64_t cols, const T* x, const T* y) {
-  if (cols % kBlockPack<T> != 0 && cols < kBlockPack<T> - 1) {
+  if (sizeof(T) == 4 && cols % kBlockPack<T> != 0 && cols < kBlockPack<T> - 1) {
     return false;
   }
   return CoveredCols<T>(cols) <= int64_t{kRegisterMaxBlockThreads} * kRegisterMaxValues<T> &&
@@ -356,8 +362,8 @@ struct RegisterPlan {
 //             4185 GB/s). Rows that start mid-pack, to 16384 columns (log_softmax, GB/s in
 //             shared memory -> here: 1025 3765 -> 3973, 2047 3615 -> 4070, 12801 3541 ->
 //             4215, 16001 4026 -> 4150)
-//   16-bit    rows whose covering packs one warp holds at 40 values (1025-1280 covered
-//             columns): one warp of 40 (1152: 3139 with 32 values in 64 threads -> 3771);
+//   16-bit    rows whose packs one warp holds at 40 values (1032-1287 columns): one warp
+//             of 40 (1152: 3139 with 32 values in 64 threads -> 3771);
 //             rows that start mid-pack from 8193 to 12345 columns: 40 values (12345 float16
 //             3770 with 64 -> 3843, bfloat16 3648 in shared memory -> 3810)
 //   16-bit    otherwise 32 values to 4096 columns (softmax) or 8192 (log_softmax), 64 to
