@@ -284,7 +284,8 @@ __device__ __forceinline__ void WriteGroupRow(T* row, int64_t cols, int lane, G 
   }
 }
 
-// Block shape: (kWidth, kWarpBlockThreads / kWidth). Each group owns kRowsPerAccess rows at a
+// Block shape: (kWidth, threads / kWidth), threads at most kWarpBlockThreads (the launcher's
+// kWarpBlockThreadsFor). Each group owns kRowsPerAccess rows at a
 // time; lane l holds columns (p * kWidth + l) * kPack + [0, kPack) for p < kColsPerThread/kPack,
 // so a group's loads for one p are contiguous and coalesced.
 constexpr int kWarpBlockThreads = 128;
