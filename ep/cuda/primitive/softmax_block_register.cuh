@@ -192,23 +192,19 @@ struct PacksAndEdgeElements {
     const int t = static_cast<int>(threadIdx.x);
     edge_col = t < head ? t : (t < head + tail ? t + packs * kPack : -1);
   }
-  // Indexed as packs from the first: computed in elements (row + head + pack * kPack), the
-  // compiler split every pack store into element stores, a quarter of the bandwidth.
-  template <typename E>
-  __device__ __forceinline__ E* PackStart(E* row, int pack) const {
-    using P = std::conditional_t<std::is_const_v<E>, const Pack<T, kPack>, Pack<T, kPack>>;
-    return (reinterpret_cast<P*>(row + head) + pack)->elem;
-  }
+  // Packs are indexed from the row's first one as packs: with the address computed in elements
+  // (row + head + pack * kPack) the compiler split every pack store into element stores, a
+  // quarter of the bandwidth.
+  using P = Pack<T, kPack>;
   template <typename C>
   __device__ __forceinline__ void Load(const T* row, int pack, T* v) const {
-    *reinterpret_cast<Pack<T, kPack>*>(v) =
-        *reinterpret_cast<const Pack<T, kPack>*>(PackStart(row, pack));
+    *reinterpret_cast<P*>(v) = reinterpret_cast<const P*>(row + head)[pack];
   }
   template <typename C>
   __device__ __forceinline__ void Mask(int, T*) const {}
   template <typename C>
   __device__ __forceinline__ void Store(const C* v, int pack, T* row) const {
-    StorePack<kPack>(v, PackStart(row, pack));
+    StorePack<kPack>(v, reinterpret_cast<P*>(row + head)[pack].elem);
   }
 };
 
