@@ -74,18 +74,26 @@ constexpr float kLog2E = 1.4426950408889634f;
 // denormals (bfloat16 keeps float's exponent range, down to 2^-133), where Exp2Ftz would flush.
 constexpr float kExpBias = 64;
 
-// exp(d) for the rows of algorithm kAlgorithm stored as T. 16-bit rows are bound by
-// instruction issue, not memory, so they take the bare hardware exp2 of d * log2(e): softmax
-// scaled by 2^kExpBias (both its sum and its outputs; its d = x - max is never positive, so
-// the scaled value cannot overflow), log_softmax unscaled (its sum is at least 1, and flushing
-// terms below 2^-126 moves it by less than float's rounding; in its backward, exp(y) * sum
-// loses only what lies below 2^-126 * sum). The rounded argument adds a relative error of at
-// most 2^-18 (a bias-sized argument's rounding), far below float16's and bfloat16's; float32
-// and float64 keep the accurate exp, which their tolerance (1e-5, 1e-12) needs.
+// exp(d) for the rows of algorithm kAlgorithm stored as T, d = x - max <= 0 (or y <= 0 in
+// log_softmax's backward). All of them take the hardware exp2 of d * log2(e), as Triton's
+// softmax does, instead of expf's own range reduction (about seven more instructions). For
+// float32 it matters where a block's exp lies on its row's critical path: with it, 8 values
+// a thread at 896-1024 columns and 1024-thread blocks at 8193-16384 became the faster plans
+// (0.7-1.2%, see RegisterAutoPlan); with expf they were not. Elsewhere it measured within 1%.
+// - float32 keeps exp2f's denormal fix-up. Relative error: exp2f's 2 ulp, plus the rounding of
+//   d * log2(e) and of the constant, |d| * 7.3e-8: 6.6e-6 at most over float's normal range
+//   (d >= -87), inside DESIGN.md's 1e-5 (Float32ExpHoldsItsToleranceOverFloatsRange).
+// - 16-bit rows are bound by instruction issue, not memory, and take the bare exp2: softmax
+//   scaled by 2^kExpBias (both its sum and its outputs; d is never positive, so the scaled
+//   value cannot overflow), log_softmax unscaled (its sum is at least 1, and flushing terms
+//   below 2^-126 moves it by less than float's rounding; in its backward, exp(y) * sum loses
+//   only what lies below 2^-126 * sum). The rounded argument adds a relative error of at most
+//   2^-18 (a bias-sized argument's rounding), far below float16's and bfloat16's.
+// float64 keeps the accurate exp (its tolerance is 1e-12).
 template <typename T, Algorithm kAlgorithm>
 __device__ __forceinline__ float ExpFor(float d) {
-  if constexpr (sizeof(T) != 2) {
-    return Exp(d);
+  if constexpr (sizeof(T) == 4) {
+    return exp2f(d * kLog2E);
   } else if constexpr (kAlgorithm == Algorithm::kSoftmax) {
     return Exp2Ftz(fmaf(d, kLog2E, kExpBias));
   } else {

@@ -357,16 +357,23 @@ struct RegisterPlan {
 };
 
 // Where the register path runs by default, and how (H200, 49152 rows, docs/BENCHMARKS.md).
-// Small blocks of many values win; blocks of 1024 threads lose (one per SM, nothing overlaps
-// their reductions), which is why long rows keep half their values in shared memory: 512
-// threads of 32 + 32 values at 32768 float32 columns fit two blocks an SM (3498 -> 4010 GB/s
-// against the shared-memory kernel). 16-bit rows leave the warp path from 769 columns on,
+// Small blocks of many values win; blocks of 1024 threads that an SM holds one of lose
+// (nothing overlaps their reductions), which is why long rows keep half their values in shared
+// memory: 512 threads of 32 + 32 values at 32768 float32 columns fit two blocks an SM (3498 -> 4010
+// GB/s against the shared-memory kernel). 16-bit rows leave the warp path from 769 columns on,
 // float32 rows from 896 (at 768-800 the warp was faster for log_softmax); rows that start
 // mid-pack, which the warp kernel reads element by element, from 513 (16-bit) or 300
 // (float32) columns (701 float16 log_softmax: 1006 -> 2983 GB/s, softmax 2332 -> 2936;
 // float32 301 log_softmax 2280 -> 3085; 16-bit rows of 301 lost: 2015 -> 1400).
-//   float32   to 16384 columns: 16 values while blocks stay within 192 threads, else 32;
-//             longer rows to 32768: 32 + 32 in shared memory (log_softmax 8192 and 16384
+//   float32   rows of whole packs: 896-1024 columns 8 values (blocks of 112-128 threads;
+//             GB/s against 16 values in 64 threads, same job: 1000 softmax 3990 -> 4019,
+//             log_softmax 3982 -> 4030, 1024 4034 -> 4051 and 4025 -> 4056); softmax of
+//             8193-16384 columns 16 values in blocks of up to 1024 threads, two an SM at 32
+//             registers (12288: 4163 -> 4194, 16384: 4155 -> 4186; log_softmax, whose sum
+//             counts ones apart, lost 4% so: 3988 against 4165). Both only with ExpFor's exp2:
+//             with expf, 1000 log_softmax lost 0.4% and 16384 softmax 0.5%.
+//             Otherwise to 16384 columns: 16 values while blocks stay within 192 threads, else
+//             32; longer rows to 32768: 32 + 32 in shared memory (log_softmax 8192 and 16384
 //             held 32 + 32 until a block a row made 32 faster: 4069 -> 4141 and 4069 ->
 //             4185 GB/s). Rows that start mid-pack, to 16384 columns (log_softmax, GB/s in
 //             shared memory -> here: 1025 3765 -> 3973, 2047 3615 -> 4070, 12801 3541 ->
@@ -393,6 +400,12 @@ RegisterPlan RegisterAutoPlan(int64_t cols, bool packed) {
     if (cols < 896) {
       return {};
     }
+    if (cols <= 1024) {
+      return {8, 0};
+    }
+    if (kSoftmax && cols > 8192 && cols <= 16384) {
+      return {16, 0};
+    }
     if (cols <= 16384) {
       return {values, 0};
     }
@@ -411,8 +424,8 @@ RegisterPlan RegisterAutoPlan(int64_t cols, bool packed) {
                                           : RegisterPlan{};
 }
 
-// Launches the register kernel holding `values` per thread in registers (16 for float32, 32,
-// 40 for 16-bit types, or 64 for float16) and none in shared memory.
+// Launches the register kernel holding `values` per thread in registers (8 or 16 for float32,
+// 32, 40 for 16-bit types, or 64 for float16) and none in shared memory.
 template <typename T, Algorithm kAlgorithm, bool kAligned>
 cudaError_t LaunchBlockRegisterValues(const CudaDeviceProperties& props, cudaStream_t stream,
                                       int64_t rows, int64_t cols, const T* x, T* y, int values,
@@ -420,6 +433,10 @@ cudaError_t LaunchBlockRegisterValues(const CudaDeviceProperties& props, cudaStr
   constexpr int kPack = kBlockPack<T>;
   const int block = RegisterBlockFor(CoveredCols<T>(cols), values);
   if constexpr (std::is_same_v<T, float>) {
+    if (values == 8) {
+      return LaunchBlockRegister<T, kAlgorithm, 8 / kPack, false, kAligned>(
+          props, stream, rows, cols, x, y, block, 0, info);
+    }
     if (values == 16) {
       return LaunchBlockRegister<T, kAlgorithm, 16 / kPack, false, kAligned>(
           props, stream, rows, cols, x, y, block, 0, info);
