@@ -218,8 +218,10 @@ TEST_F(CudaSoftmaxTest, ForcedPathsAreTheOnesThatRan) {
       {{3, 2048}, DataType::kFloat16, 4, "[register pack=8"},
       // float32 softmax from 8193 to 16384 columns: 16 values in blocks of up to 1024 threads
       {{2, 16384}, DataType::kFloat32, 4, "[register pack=4 block=1024 cols/thread=16]"},
-      // past 16384 float32 columns half of each thread's values wait in shared memory
+      // from 16385 to 24576 float32 columns half of each thread's values wait in shared
+      // memory; longer rows take a block of up to 1024 threads, its SM's only one
       {{2, 20000}, DataType::kFloat32, 4, "[register pack=4 block=320 cols/thread=64]"},
+      {{2, 32768}, DataType::kFloat32, 4, "[register pack=4 block=1024 cols/thread=32]"},
       // a 16-bit row that starts mid-pack: 127 or 128 whole packs, one warp of 32 values, its
       // head and tail elements one a thread; rows with more packs: one warp of 40 values
       {{3, 1025}, DataType::kFloat16, 4, "[register pack=8 block=32 cols/thread=32]"},
@@ -259,6 +261,20 @@ TEST_F(CudaSoftmaxTest, RegisterPathBlocksLoopOverMoreRowsThanTheGrid) {
                      SmallestNormal(dtype), SoftmaxScale(x, shape, 1, log));
       EXPECT_NE(r.launch.find("[register "), std::string::npos) << r.launch;
     }
+  }
+  // A block that is its SM's only one (float32 rows past 24576 columns) looping over rows:
+  // its totals, combined by a butterfly, reuse the same shared slots row after row.
+  const ep::ScopedSoftmaxGridLimit one_block(1);
+  const Shape wide = {3, 32768};
+  for (bool log : {false, true}) {
+    const std::vector<double> x =
+        RoundTo(RandomValues(static_cast<size_t>(wide.elem_cnt()), 78), DataType::kFloat32);
+    const RunResult r = RunOnCuda({MakeTensor(x, wide, DataType::kFloat32)}, log, false, 1);
+    ExpectAllClose(r.values, ReferenceSoftmax(x, wide, 1, log),
+                   SoftmaxTolerance(DataType::kFloat32), std::string(log ? "log " : "") + r.launch,
+                   SmallestNormal(DataType::kFloat32), SoftmaxScale(x, wide, 1, log));
+    EXPECT_NE(r.launch.find("[register pack=4 block=1024 cols/thread=32]"), std::string::npos)
+        << r.launch;
   }
 }
 #endif  // OFLITE_WITH_CUDA

@@ -24,11 +24,25 @@ namespace softmax {
 
 constexpr int kRegisterMaxBlockThreads = 1024;
 
+template <typename C>
+__device__ __forceinline__ C Identity(MaxOp) {
+  return NegativeInfinity<C>();
+}
+template <typename C>
+__device__ __forceinline__ C Identity(SumOp) {
+  return C(0);
+}
+
 // Reduces over a block of any multiple of 32 threads and hands every thread the result.
 // `partials` (32 slots) must not be written again until every thread has read it: callers
 // alternate two arrays, and a block's next write to one comes after a barrier that every
 // thread reaches only after its read.
-template <typename C, typename Op>
+// The warps' totals are combined by every thread reading all of them in turn, or with
+// kButterfly by lane w reading warp w's and five shuffles. At 32 warps the reads in turn are
+// the longest chain between a row's loads and its stores, which a block that is its SM's only
+// one cannot hide (see WholePacks); for other blocks the butterfly measured within 1% both
+// ways, and took 16-bit log_softmax of 64 values 40% slower.
+template <bool kButterfly = false, typename C, typename Op>
 __device__ __forceinline__ C BlockAllReduceAnySize(C v, Op op, C* partials) {
 #pragma unroll
   for (int mask = 16; mask > 0; mask /= 2) {
@@ -41,6 +55,15 @@ __device__ __forceinline__ C BlockAllReduceAnySize(C v, Op op, C* partials) {
     partials[threadIdx.x / 32] = v;
   }
   __syncthreads();
+  if constexpr (kButterfly) {
+    const int lane = static_cast<int>(threadIdx.x % 32);
+    C all = lane < static_cast<int>(blockDim.x / 32) ? partials[lane] : Identity<C>(op);
+#pragma unroll
+    for (int mask = 16; mask > 0; mask /= 2) {
+      all = op(all, ShflXor<32>(all, mask));
+    }
+    return all;
+  }
   C all = partials[0];
   const int warps = static_cast<int>(blockDim.x / 32);
   for (int w = 1; w < warps; ++w) {  // every lane reads the same word: a broadcast
@@ -208,6 +231,37 @@ struct PacksAndEdgeElements {
   }
 };
 
+// A row of whole packs, each addressed as a pack from the row's start (one wide multiply-add),
+// for blocks that are their SM's only one (more than 512 threads of 32 float32 values, 64
+// registers each): nothing overlaps such a block's own instructions between its loads and
+// its stores. With CoveringPacks' element arithmetic ptxas rebuilt every pack's address from
+// the kernel's parameters (twelve instructions a pack), and a thread's last load issued a
+// hundred instructions after its first. Other blocks keep CoveringPacks: with this layout
+// float32 rows of 4096 and 8192 columns lost 0.5%, 16-bit rows of 16384 0.6-1.1%.
+// Together with BlockAllReduceAnySize's butterfly, at 32768 float32 columns (GB/s, same job):
+// softmax 4147 -> 4259, log_softmax 4150 -> 4268; this layout alone 4165 / 4079, the
+// butterfly alone 4098 / 4242.
+template <typename T>
+struct WholePacks {
+  static constexpr int kPack = kBlockPack<T>;
+  static constexpr bool kEdgeElements = false;
+  using P = Pack<T, kPack>;
+  int packs;
+
+  __device__ __forceinline__ WholePacks(const T*, int64_t row_cols, bool)
+      : packs(static_cast<int>(row_cols) / kPack) {}
+  template <typename C>
+  __device__ __forceinline__ void Load(const T* row, int pack, T* v) const {
+    *reinterpret_cast<P*>(v) = reinterpret_cast<const P*>(row)[pack];
+  }
+  template <typename C>
+  __device__ __forceinline__ void Mask(int, T*) const {}
+  template <typename C>
+  __device__ __forceinline__ void Store(const C* v, int pack, T* row) const {
+    StorePack<kPack>(v, reinterpret_cast<P*>(row)[pack].elem);
+  }
+};
+
 template <typename T, bool kAligned>
 using RegisterRowLayout = std::conditional_t<sizeof(T) == 2 && !kAligned, PacksAndEdgeElements<T>,
                                              CoveringPacks<T, kAligned>>;
@@ -224,11 +278,14 @@ using RegisterRowLayout = std::conditional_t<sizeof(T) == 2 && !kAligned, PacksA
 // (smem_packs of them, 16 bytes each): copied with cp.async before the register loads are
 // issued, read back only by the thread that copied them (so no barrier guards them), and
 // stored from their raw values with exp computed again.
-template <typename T, typename C, Algorithm kAlgorithm, int kPacks, bool kSpill, bool kAligned>
+// kWholeSm: the block is its SM's only one (see WholePacks).
+template <typename T, typename C, Algorithm kAlgorithm, int kPacks, bool kSpill, bool kAligned,
+          bool kWholeSm>
 __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
     BlockRegisterSoftmaxKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows,
                                int64_t cols, int smem_packs) {
   static_assert(kAligned || !kSpill, "only rows of whole packs spill");
+  static_assert(!kWholeSm || (kAligned && !kSpill), "whole-SM blocks hold whole packs");
   constexpr int kPack = kBlockPack<T>;
   constexpr bool kRaw = sizeof(T) == 2;
   constexpr bool kOpaque = kPacks * kPack > 32;  // see HeldValue
@@ -245,7 +302,7 @@ __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
   const int first_spilled = kPacks * static_cast<int>(blockDim.x);
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const T* row_x = x + row * cols;
-    using Layout = RegisterRowLayout<T, kAligned>;
+    using Layout = std::conditional_t<kWholeSm, WholePacks<T>, RegisterRowLayout<T, kAligned>>;
     const Layout cover(row_x, cols, row == rows - 1);
     const int packs = cover.packs;
     // The shared part first, asynchronously: nothing waits for it before the register part is
@@ -298,7 +355,7 @@ __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
     if constexpr (Layout::kEdgeElements) {
       local_max = Max(local_max, edge);
     }
-    const C max = BlockAllReduceAnySize(local_max, MaxOp(), max_partials);
+    const C max = BlockAllReduceAnySize<kWholeSm>(local_max, MaxOp(), max_partials);
     S sum = 0;
 #pragma unroll
     for (int p = 0; p < kPacks; ++p) {
@@ -327,7 +384,7 @@ __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
     if constexpr (Layout::kEdgeElements) {
       sum += ExpFor<T, kAlgorithm>(edge - max);
     }
-    sum = BlockAllReduceAnySize(sum, SumOp(), sum_partials);
+    sum = BlockAllReduceAnySize<kWholeSm>(sum, SumOp(), sum_partials);
     const C scale = RowScale<kAlgorithm, C>(sum);
     T* row_y = y + row * cols;
 #pragma unroll

@@ -288,12 +288,14 @@ inline cudaError_t RaiseDynamicSmemLimit(const CudaDeviceProperties& props, cons
   return cudaSuccess;
 }
 
-template <typename T, Algorithm kAlgorithm, int kPacks, bool kSpill, bool kAligned>
+template <typename T, Algorithm kAlgorithm, int kPacks, bool kSpill, bool kAligned,
+          bool kWholeSm = false>
 cudaError_t LaunchBlockRegister(const CudaDeviceProperties& props, cudaStream_t stream,
                                 int64_t rows, int64_t cols, const T* x, T* y, int block,
                                 int smem_packs, LaunchInfo* info) {
   using C = CudaComputeType<T>;
-  const auto kernel = BlockRegisterSoftmaxKernel<T, C, kAlgorithm, kPacks, kSpill, kAligned>;
+  const auto kernel =
+      BlockRegisterSoftmaxKernel<T, C, kAlgorithm, kPacks, kSpill, kAligned, kWholeSm>;
   const size_t smem = kSpill ? static_cast<size_t>(smem_packs) * block * 16 : 0;
   if (smem > 0) {
     const cudaError_t err = RaiseDynamicSmemLimit(props, reinterpret_cast<const void*>(kernel));
@@ -357,14 +359,15 @@ struct RegisterPlan {
 };
 
 // Where the register path runs by default, and how (H200, 49152 rows, docs/BENCHMARKS.md).
-// Small blocks of many values win; blocks of 1024 threads that an SM holds one of lose
-// (nothing overlaps their reductions), which is why long rows keep half their values in shared
-// memory: 512 threads of 32 + 32 values at 32768 float32 columns fit two blocks an SM (3498 -> 4010
-// GB/s against the shared-memory kernel). 16-bit rows leave the warp path from 769 columns on,
-// float32 rows from 896 (at 768-800 the warp was faster for log_softmax); rows that start
-// mid-pack, which the warp kernel reads element by element, from 513 (16-bit) or 300
-// (float32) columns (701 float16 log_softmax: 1006 -> 2983 GB/s, softmax 2332 -> 2936;
-// float32 301 log_softmax 2280 -> 3085; 16-bit rows of 301 lost: 2015 -> 1400).
+// Small blocks of many values win. A block that is its SM's only one has nothing to overlap
+// its reductions with, which is why long rows keep half their values in shared memory (two
+// blocks of 512 threads of 32 + 32 float32 values an SM: 3498 -> 4010 GB/s at 32768 columns
+// against the shared-memory kernel), except float32 rows past 24576 columns, whose blocks of
+// 800-1024 threads keep their instructions between loads and stores short (WholePacks). 16-bit rows
+// leave the warp path from 769 columns on, float32 rows from 896 (at 768-800 the warp was faster
+// for log_softmax); rows that start mid-pack, which the warp kernel reads element by element, from
+// 513 (16-bit) or 300 (float32) columns (701 float16 log_softmax: 1006 -> 2983 GB/s, softmax 2332
+// -> 2936; float32 301 log_softmax 2280 -> 3085; 16-bit rows of 301 lost: 2015 -> 1400).
 //   float32   rows of whole packs: 896-1024 columns 8 values (blocks of 112-128 threads;
 //             GB/s against 16 values in 64 threads, same job: 1000 softmax 3990 -> 4019,
 //             log_softmax 3982 -> 4030, 1024 4034 -> 4051 and 4025 -> 4056); softmax of
@@ -373,9 +376,13 @@ struct RegisterPlan {
 //             counts ones apart, lost 4% so: 3988 against 4165). Both only with ExpFor's exp2:
 //             with expf, 1000 log_softmax lost 0.4% and 16384 softmax 0.5%.
 //             Otherwise to 16384 columns: 16 values while blocks stay within 192 threads, else
-//             32; longer rows to 32768: 32 + 32 in shared memory (log_softmax 8192 and 16384
+//             32; longer rows to 24576: 32 + 32 in shared memory (log_softmax 8192 and 16384
 //             held 32 + 32 until a block a row made 32 faster: 4069 -> 4141 and 4069 ->
-//             4185 GB/s). Rows that start mid-pack, to 16384 columns (log_softmax, GB/s in
+//             4185 GB/s); then 32 in blocks of 800-1024 threads, each its SM's only one (see
+//             WholePacks; against 32 + 32, GB/s softmax / log_softmax: 28672 4145 -> 4242 /
+//             4150 -> 4230, 32768 4126 -> 4237 / 4131 -> 4246; smaller such blocks lost,
+//             log_softmax most: 24576 -1.2%, 20000 -6%, 16448 -15%; softmax 20000 -2.5%).
+//             Rows that start mid-pack, to 16384 columns (log_softmax, GB/s in
 //             shared memory -> here: 1025 3765 -> 3973, 2047 3615 -> 4070, 12801 3541 ->
 //             4215, 16001 4026 -> 4150)
 //   16-bit    rows whose packs one warp holds at 40 values (1032-1287 columns): one warp
@@ -409,7 +416,10 @@ RegisterPlan RegisterAutoPlan(int64_t cols, bool packed) {
     if (cols <= 16384) {
       return {values, 0};
     }
-    return cols <= 32768 ? RegisterPlan{32, 32} : RegisterPlan{};
+    if (cols <= 24576) {
+      return {32, 32};
+    }
+    return cols <= 32768 ? RegisterPlan{32, 0} : RegisterPlan{};
   }
   if (cols < (packed ? 769 : 513)) {
     return {};
@@ -451,6 +461,14 @@ cudaError_t LaunchBlockRegisterValues(const CudaDeviceProperties& props, cudaStr
   if constexpr (kRegisterMaxValues<T> == 64) {
     if (values == 64) {
       return LaunchBlockRegister<T, kAlgorithm, 64 / kPack, false, kAligned>(
+          props, stream, rows, cols, x, y, block, 0, info);
+    }
+  }
+  if constexpr (std::is_same_v<T, float> && kAligned) {
+    // More than 512 threads of 32 float32 values (64 registers each): the SM's only block, as
+    // the plan gives rows of 24577-32768 columns.
+    if (block > 512) {
+      return LaunchBlockRegister<T, kAlgorithm, 32 / kPack, false, true, true>(
           props, stream, rows, cols, x, y, block, 0, info);
     }
   }
