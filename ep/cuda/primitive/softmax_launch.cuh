@@ -379,8 +379,8 @@ struct RegisterPlan {
 //             32; longer rows to 24576: 32 + 32 in shared memory (log_softmax 8192 and 16384
 //             held 32 + 32 until a block a row made 32 faster: 4069 -> 4141 and 4069 ->
 //             4185 GB/s); then 32 in blocks of 800-1024 threads, each its SM's only one (see
-//             WholePacks; against 32 + 32, GB/s softmax / log_softmax: 28672 4145 -> 4242 /
-//             4150 -> 4230, 32768 4126 -> 4237 / 4131 -> 4246; smaller such blocks lost,
+//             WholePacks; against 32 + 32, GB/s softmax / log_softmax: 28672 4145 -> 4243 /
+//             4150 -> 4230, 32768 4126 -> 4237 / 4132 -> 4246; smaller such blocks lost,
 //             log_softmax most: 24576 -1.2%, 20000 -6%, 16448 -15%; softmax 20000 -2.5%).
 //             Rows that start mid-pack, to 16384 columns (log_softmax, GB/s in
 //             shared memory -> here: 1025 3765 -> 3973, 2047 3615 -> 4070, 12801 3541 ->
