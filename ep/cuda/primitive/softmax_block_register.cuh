@@ -232,11 +232,11 @@ struct PacksAndEdgeElements {
 };
 
 // A row of whole packs, each addressed as a pack from the row's start (one wide multiply-add),
-// for blocks that are their SM's only one (more than 512 threads of 32 float32 values, 64
-// registers each): nothing overlaps such a block's own instructions between its loads and
-// its stores. With CoveringPacks' element arithmetic ptxas rebuilt every pack's address from
-// the kernel's parameters (twelve instructions a pack), and a thread's last load issued a
-// hundred instructions after its first. Other blocks keep CoveringPacks: with this layout
+// for blocks that are their SM's only one (float32 rows past 24576 columns: 800-1024 threads
+// of 32 values at 52-58 registers): nothing overlaps such a block's own instructions between
+// its loads and its stores. With CoveringPacks' element arithmetic ptxas rebuilt every pack's
+// address from the kernel's parameters (twelve instructions a pack), and a thread's last load
+// issued a hundred instructions after its first. Other blocks keep CoveringPacks: with this layout
 // float32 rows of 4096 and 8192 columns lost 0.5%, 16-bit rows of 16384 0.6-1.1%.
 // Together with BlockAllReduceAnySize's butterfly, at 32768 float32 columns (GB/s, same job):
 // softmax 4147 -> 4259, log_softmax 4150 -> 4268; this layout alone 4165 / 4079, the

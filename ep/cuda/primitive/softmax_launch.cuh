@@ -358,6 +358,10 @@ struct RegisterPlan {
   int smem_values = 0;
 };
 
+// float32 rows of whole packs longer than this take blocks of 800-1024 threads of 32 values,
+// each its SM's only one (see WholePacks).
+constexpr int64_t kFloatWholeSmAfterCols = 24576;
+
 // Where the register path runs by default, and how (H200, 49152 rows, docs/BENCHMARKS.md).
 // Small blocks of many values win. A block that is its SM's only one has nothing to overlap
 // its reductions with, which is why long rows keep half their values in shared memory (two
@@ -416,7 +420,7 @@ RegisterPlan RegisterAutoPlan(int64_t cols, bool packed) {
     if (cols <= 16384) {
       return {values, 0};
     }
-    if (cols <= 24576) {
+    if (cols <= kFloatWholeSmAfterCols) {
       return {32, 32};
     }
     return cols <= 32768 ? RegisterPlan{32, 0} : RegisterPlan{};
@@ -465,9 +469,7 @@ cudaError_t LaunchBlockRegisterValues(const CudaDeviceProperties& props, cudaStr
     }
   }
   if constexpr (std::is_same_v<T, float> && kAligned) {
-    // More than 512 threads of 32 float32 values (64 registers each): the SM's only block, as
-    // the plan gives rows of 24577-32768 columns.
-    if (block > 512) {
+    if (cols > kFloatWholeSmAfterCols) {
       return LaunchBlockRegister<T, kAlgorithm, 32 / kPack, false, true, true>(
           props, stream, rows, cols, x, y, block, 0, info);
     }
