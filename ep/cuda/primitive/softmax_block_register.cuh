@@ -189,36 +189,17 @@ struct CoveringPacks {
   }
 };
 
-// A 16-bit row that starts or ends mid-pack as whole packs and the elements around them: `head`
-// elements before the row's first 16-byte boundary, `packs` whole packs, then the tail (less
-// than a pack). The head and tail elements, fewer than two packs' worth, go one to a thread
-// (`edge_col`), so every pack loads and stores whole and inside the row. A 1025-column row is
-// then 128 packs and one element, one warp of 32 values, where the 130 packs covering it took
-// a warp of 40 whose two edge lanes stored element by element: 1025 columns 3449 -> 3724 GB/s
-// (float16 softmax), 12345 3900 -> 4155, 513 2251 -> 2860. float32 rows keep CoveringPacks:
-// laid out this way, its kernel of 32 values held its last two loads back behind a wait for the
-// first (ptxas, under the 64-register cap), and lost 5-28% from 8001 columns on.
+// Whole packs from the row's first 16-byte boundary, `head` elements into the row, each
+// addressed as a pack from there: one wide multiply-add an address. With the address computed
+// in elements (row + head + pack * kPack) the compiler split every 16-bit pack store into
+// element stores, a quarter of the bandwidth.
 template <typename T>
-struct PacksAndEdgeElements {
+struct PacksFromBoundary {
   static constexpr int kPack = kBlockPack<T>;
-  static constexpr bool kEdgeElements = true;
-  int head;
-  int packs;
-  int edge_col;  // this thread's head or tail element, or -1 for none
-
-  __device__ __forceinline__ PacksAndEdgeElements(const T* row, int64_t row_cols, bool) {
-    const int cols = static_cast<int>(row_cols);
-    const int lead = static_cast<int>(reinterpret_cast<uintptr_t>(row) % 16 / sizeof(T));
-    head = min((kPack - lead) % kPack, cols);
-    packs = (cols - head) / kPack;
-    const int tail = cols - head - packs * kPack;
-    const int t = static_cast<int>(threadIdx.x);
-    edge_col = t < head ? t : (t < head + tail ? t + packs * kPack : -1);
-  }
-  // Packs are indexed from the row's first one as packs: with the address computed in elements
-  // (row + head + pack * kPack) the compiler split every pack store into element stores, a
-  // quarter of the bandwidth.
   using P = Pack<T, kPack>;
+  int head = 0;
+  int packs = 0;
+
   template <typename C>
   __device__ __forceinline__ void Load(const T* row, int pack, T* v) const {
     *reinterpret_cast<P*>(v) = reinterpret_cast<const P*>(row + head)[pack];
@@ -231,7 +212,35 @@ struct PacksAndEdgeElements {
   }
 };
 
-// A row of whole packs, each addressed as a pack from the row's start (one wide multiply-add),
+// A 16-bit row that starts or ends mid-pack as whole packs and the elements around them: `head`
+// elements before the row's first 16-byte boundary, `packs` whole packs, then the tail (less
+// than a pack). The head and tail elements, fewer than two packs' worth, go one to a thread
+// (`edge_col`), so every pack loads and stores whole and inside the row. A 1025-column row is
+// then 128 packs and one element, one warp of 32 values, where the 130 packs covering it took
+// a warp of 40 whose two edge lanes stored element by element: 1025 columns 3449 -> 3724 GB/s
+// (float16 softmax), 12345 3900 -> 4155, 513 2251 -> 2860. float32 rows keep CoveringPacks:
+// laid out this way, its kernel of 32 values held its last two loads back behind a wait for the
+// first (ptxas, under the 64-register cap), and lost 5-28% from 8001 columns on.
+template <typename T>
+struct PacksAndEdgeElements : PacksFromBoundary<T> {
+  static constexpr bool kEdgeElements = true;
+  int edge_col;  // this thread's head or tail element, or -1 for none
+
+  __device__ __forceinline__ PacksAndEdgeElements(const T* row, int64_t row_cols, bool) {
+    constexpr int kPack = PacksFromBoundary<T>::kPack;
+    const int cols = static_cast<int>(row_cols);
+    const int lead = static_cast<int>(reinterpret_cast<uintptr_t>(row) % 16 / sizeof(T));
+    const int head = min((kPack - lead) % kPack, cols);
+    const int packs = (cols - head) / kPack;
+    const int tail = cols - head - packs * kPack;
+    const int t = static_cast<int>(threadIdx.x);
+    this->head = head;
+    this->packs = packs;
+    edge_col = t < head ? t : (t < head + tail ? t + packs * kPack : -1);
+  }
+};
+
+// A row of whole packs, addressed as PacksFromBoundary addresses them (from the row's start),
 // for blocks that are their SM's only one (float32 rows past 24576 columns: 800-1024 threads
 // of 32 values at 52-58 registers): nothing overlaps such a block's own instructions between
 // its loads and its stores. With CoveringPacks' element arithmetic ptxas rebuilt every pack's
@@ -242,23 +251,11 @@ struct PacksAndEdgeElements {
 // softmax 4147 -> 4259, log_softmax 4150 -> 4268; this layout alone 4165 / 4079, the
 // butterfly alone 4098 / 4242.
 template <typename T>
-struct WholePacks {
-  static constexpr int kPack = kBlockPack<T>;
+struct WholePacks : PacksFromBoundary<T> {
   static constexpr bool kEdgeElements = false;
-  using P = Pack<T, kPack>;
-  int packs;
 
-  __device__ __forceinline__ WholePacks(const T*, int64_t row_cols, bool)
-      : packs(static_cast<int>(row_cols) / kPack) {}
-  template <typename C>
-  __device__ __forceinline__ void Load(const T* row, int pack, T* v) const {
-    *reinterpret_cast<P*>(v) = reinterpret_cast<const P*>(row)[pack];
-  }
-  template <typename C>
-  __device__ __forceinline__ void Mask(int, T*) const {}
-  template <typename C>
-  __device__ __forceinline__ void Store(const C* v, int pack, T* row) const {
-    StorePack<kPack>(v, reinterpret_cast<P*>(row)[pack].elem);
+  __device__ __forceinline__ WholePacks(const T*, int64_t row_cols, bool) {
+    this->packs = static_cast<int>(row_cols) / PacksFromBoundary<T>::kPack;
   }
 };
 
