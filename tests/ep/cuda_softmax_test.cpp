@@ -560,25 +560,27 @@ TEST_F(CudaSoftmaxTest, LargeTensorBeyondTwoToThe31Elements) {
 
 #ifdef OFLITE_WITH_CUDA
 // Rows of the register path that keeps half of each thread's values in shared memory (float32
-// and float16), with more rows than the grid has blocks (the grid lowered, for float32, to SMs
-// x 4 blocks of 512 x 32 waves, 16896 on a 132-SM Hopper), so blocks reuse their shared slots
-// for a second row. Rows are compared with the reference from the last 200 (a block's second
-// row) and every 97th.
-// Large (2.2 GB each way): runs only with OFLITE_LARGE_TESTS=1.
+// rows of 24576 columns, float16 of 32768), with more rows than the grid has blocks (the grid
+// lowered, for float32, to SMs x 5 blocks of 384 x 32 waves, 21120 on a 132-SM Hopper), so
+// blocks reuse their shared slots for a second row. Rows are compared with the reference from
+// the last 200 (a block's second row) and every 97th.
+// Large (2.1-2.2 GB each way): runs only with OFLITE_LARGE_TESTS=1.
 TEST_F(CudaSoftmaxTest, LargeSpilledRegisterRowsLoopOverTheGrid) {
   if (std::getenv("OFLITE_LARGE_TESTS") == nullptr) {
     GTEST_SKIP() << "set OFLITE_LARGE_TESTS=1";
   }
   struct Case {
     DataType dtype;
+    int64_t cols;
     int block;
     std::string launch;
   };
-  const Case cases[] = {{DataType::kFloat32, 512, "[register pack=4 block=512 cols/thread=64]"},
-                        {DataType::kFloat16, 256, "[register pack=8 block=256 cols/thread=128]"}};
+  const Case cases[] = {
+      {DataType::kFloat32, 24576, 384, "[register pack=4 block=384 cols/thread=64]"},
+      {DataType::kFloat16, 32768, 256, "[register pack=8 block=256 cols/thread=128]"}};
   const ep::CudaDeviceProperties* props = Unwrap(ep::GetCudaDeviceProperties(0));
-  const int64_t cols = 32768;
   for (const Case& c : cases) {
+    const int64_t cols = c.cols;
     const int64_t grid =
         ep::GridSize(props->sm_count, props->max_threads_per_sm, c.block, INT64_MAX);
     const ep::ScopedSoftmaxGridLimit limit(grid);
