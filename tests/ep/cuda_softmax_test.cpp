@@ -81,7 +81,8 @@ const Shape2 kShapes[] = {{1, 1},     {7, 31},   {64, 1024}, {3, 1025},  {4, 103
 // mid-pack), 16-bit rows of any length (their head and tail elements held apart from the packs).
 // By default, rows of whole packs from where that measured faster than the warp (float32 from
 // 896 columns, 16-bit from 769) up to 32768 columns, where it measured faster than shared
-// memory (half of each thread's values in shared memory past 16384 columns); rows that start
+// memory (half of each thread's values in shared memory past 16384 columns, for float32 only to
+// 24576, past which a block is its SM's only one); rows that start
 // mid-pack from 513 columns (float32 from 300) to 16384. Other rows go to shared memory, cached
 // as stored (2 bytes an element for 16-bit types), when the row (and dy's for backward) fits in
 // the 227 KB a Hopper block may opt into, less a little for the block reductions; past that, to
@@ -221,7 +222,11 @@ TEST_F(CudaSoftmaxTest, ForcedPathsAreTheOnesThatRan) {
       // from 16385 to 24576 float32 columns half of each thread's values wait in shared
       // memory; longer rows take a block of up to 1024 threads, its SM's only one
       {{2, 20000}, DataType::kFloat32, 4, "[register pack=4 block=320 cols/thread=64]"},
-      {{2, 32768}, DataType::kFloat32, 4, "[register pack=4 block=1024 cols/thread=32]"},
+      {{2, 32768}, DataType::kFloat32, 4, "[register pack=4 block=1024 cols/thread=32 whole-sm]"},
+      {{2, 24580}, DataType::kFloat32, 4, "[register pack=4 block=800 cols/thread=32 whole-sm]"},
+      // float32 rows of whole packs of 896-1024 columns: 8 values a thread
+      {{3, 1000}, DataType::kFloat32, 4, "[register pack=4 block=128 cols/thread=8]"},
+      {{2, 10000}, DataType::kFloat32, 4, "[register pack=4 block=640 cols/thread=16]"},
       // a 16-bit row that starts mid-pack: 127 or 128 whole packs, one warp of 32 values, its
       // head and tail elements one a thread; rows with more packs: one warp of 40 values
       {{3, 1025}, DataType::kFloat16, 4, "[register pack=8 block=32 cols/thread=32]"},
@@ -263,18 +268,22 @@ TEST_F(CudaSoftmaxTest, RegisterPathBlocksLoopOverMoreRowsThanTheGrid) {
     }
   }
   // A block that is its SM's only one (float32 rows past 24576 columns) looping over rows:
-  // its totals, combined by a butterfly, reuse the same shared slots row after row.
+  // its totals, combined by a butterfly, reuse the same shared slots row after row. 24580 and
+  // 30000 columns leave lanes of the butterfly without a warp (25 and 30 warps) and threads
+  // without a last pack.
   const ep::ScopedSoftmaxGridLimit one_block(1);
-  const Shape wide = {3, 32768};
-  for (bool log : {false, true}) {
-    const std::vector<double> x =
-        RoundTo(RandomValues(static_cast<size_t>(wide.elem_cnt()), 78), DataType::kFloat32);
-    const RunResult r = RunOnCuda({MakeTensor(x, wide, DataType::kFloat32)}, log, false, 1);
-    ExpectAllClose(r.values, ReferenceSoftmax(x, wide, 1, log),
-                   SoftmaxTolerance(DataType::kFloat32), std::string(log ? "log " : "") + r.launch,
-                   SmallestNormal(DataType::kFloat32), SoftmaxScale(x, wide, 1, log));
-    EXPECT_NE(r.launch.find("[register pack=4 block=1024 cols/thread=32]"), std::string::npos)
-        << r.launch;
+  for (int64_t cols : {24580, 30000, 32768}) {
+    const Shape wide = {3, cols};
+    for (bool log : {false, true}) {
+      const std::vector<double> x =
+          RoundTo(RandomValues(static_cast<size_t>(wide.elem_cnt()), 78), DataType::kFloat32);
+      const RunResult r = RunOnCuda({MakeTensor(x, wide, DataType::kFloat32)}, log, false, 1);
+      ExpectAllClose(r.values, ReferenceSoftmax(x, wide, 1, log),
+                     SoftmaxTolerance(DataType::kFloat32),
+                     wide.ToString() + (log ? " log " : " ") + r.launch,
+                     SmallestNormal(DataType::kFloat32), SoftmaxScale(x, wide, 1, log));
+      EXPECT_NE(r.launch.find(" whole-sm]"), std::string::npos) << r.launch;
+    }
   }
 }
 #endif  // OFLITE_WITH_CUDA
@@ -362,10 +371,12 @@ TEST_F(CudaSoftmaxTest, OutputsBelowFloatsNormalRangeAreNotFlushed) {
 }
 
 // float32 takes exp as the hardware exp2 of d * log2(e), whose relative error grows with |d| =
-// max - x (7.3e-8 a unit of d, see ExpFor): rows that span 70 keep every output, the smallest
-// near 1e-33, within DESIGN.md's 1e-5 on every path and every row length class.
-TEST_F(CudaSoftmaxTest, Float32ExpHoldsItsToleranceOverFloatsRange) {
-  for (const Shape2& s : {Shape2{7, 31}, Shape2{64, 1024}, Shape2{3, 1025}, Shape2{2, 16384}}) {
+// max - x (see ExpFor): rows that span 70 keep every output, the smallest near 1e-33, within
+// DESIGN.md's 1e-5 on every path and every default plan (warp, 8, 16 and 32 values, 32 + 32
+// with shared memory, a whole-SM block, rows that start mid-pack).
+TEST_F(CudaSoftmaxTest, Float32ExpHoldsItsToleranceOnWideRows) {
+  for (const Shape2& s : {Shape2{7, 31}, Shape2{64, 1024}, Shape2{3, 1025}, Shape2{2, 4096},
+                          Shape2{2, 16384}, Shape2{2, 20000}, Shape2{2, 32768}}) {
     const Shape shape = {s.rows, s.cols};
     const std::vector<double> x = RoundTo(
         RandomValues(static_cast<size_t>(s.rows * s.cols), s.cols, -35, 35), DataType::kFloat32);

@@ -122,6 +122,9 @@ std::string DescribeLaunch(const LaunchInfo& info) {
             " rows/group=" + std::to_string(info.rows_per_access);
   } else if (std::string(info.path) == "register") {
     text += " cols/thread=" + std::to_string(info.cols_per_thread);
+    if (info.whole_sm) {
+      text += " whole-sm";
+    }
   }
   return text;
 }

@@ -6,10 +6,11 @@
 // every thread issues all its loads before the first reduction, so more bytes are in flight
 // per thread.
 //
-// Rows too long for registers alone (float32 past 16384 columns, say) keep part of each
-// thread's values in shared memory (kSpill): blocks stay small enough that two or more share
-// an SM, which a row cached whole in shared memory (one 1024-thread block at 32768 float32
-// columns) does not allow.
+// Rows too long for registers alone (16-bit past 16384 columns, float32 of 16385-24576) keep
+// part of each thread's values in shared memory (kSpill): blocks stay small enough that two or
+// more share an SM, which a row cached whole in shared memory (one 1024-thread block at 32768
+// float32 columns) does not allow. Longer float32 rows take one block of 32 values a thread an
+// SM after all, kept short between its loads and stores (kWholeSm, WholePacks).
 #ifndef ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SOFTMAX_BLOCK_REGISTER_CUH_
 #define ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SOFTMAX_BLOCK_REGISTER_CUH_
 
@@ -41,7 +42,9 @@ __device__ __forceinline__ C Identity(SumOp) {
 // kButterfly by lane w reading warp w's and five shuffles. At 32 warps the reads in turn are
 // the longest chain between a row's loads and its stores, which a block that is its SM's only
 // one cannot hide (see WholePacks); for other blocks the butterfly measured within 1% both
-// ways, and took 16-bit log_softmax of 64 values 40% slower.
+// ways, and took 16-bit log_softmax of 64 values 40-45% slower. With a NaN among the totals
+// lanes may end with different maxes (Max is not symmetric in a NaN); the row still ends NaN
+// through its sum, as with the first stage's butterfly.
 template <bool kButterfly = false, typename C, typename Op>
 __device__ __forceinline__ C BlockAllReduceAnySize(C v, Op op, C* partials) {
 #pragma unroll

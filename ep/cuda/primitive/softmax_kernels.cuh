@@ -75,14 +75,17 @@ constexpr float kLog2E = 1.4426950408889634f;
 constexpr float kExpBias = 64;
 
 // exp(d) for the rows of algorithm kAlgorithm stored as T, d = x - max <= 0 (or y <= 0 in
-// log_softmax's backward). All of them take the hardware exp2 of d * log2(e), as Triton's
-// softmax does, instead of expf's own range reduction (about seven more instructions). For
-// float32 it matters where a block's exp lies on its row's critical path: with it, 8 values
-// a thread at 896-1024 columns and 1024-thread blocks at 8193-16384 became the faster plans
-// (0.7-1.2%, see RegisterAutoPlan); with expf they were not. Elsewhere it measured within 1%.
-// - float32 keeps exp2f's denormal fix-up. Relative error: exp2f's 2 ulp, plus the rounding of
-//   d * log2(e) and of the constant, |d| * 7.3e-8: 6.6e-6 at most over float's normal range
-//   (d >= -87), inside DESIGN.md's 1e-5 (Float32ExpHoldsItsToleranceOverFloatsRange).
+// log_softmax's backward). Every term of a row takes the hardware exp2 of d * log2(e), as
+// Triton's softmax does, instead of expf's own range reduction (about seven more instructions;
+// the uncached kernel's rescaling of its running sum keeps Exp). For float32 it matters where a
+// block's exp lies on its row's critical path: with it, 8 values a thread at 896-1024 columns
+// and 1024-thread blocks at 8193-16384 became the faster plans (0.4-1.2%, see
+// RegisterAutoPlan); with expf they were not. Elsewhere it measured within 1%.
+// - float32 keeps exp2f's denormal fix-up. Relative error, at worst: exp2f's 2 ulp (2.4e-7),
+//   plus |d| * 7.3e-8 from rounding d * log2(e) and the constant, plus |d| * 6e-8 from
+//   rounding d = x - max itself (which expf had too). That is within DESIGN.md's 1e-5 for
+//   |d| <= 73, outputs down to e^-73 of the row's largest (Float32ExpHoldsItsToleranceOnWideRows
+//   checks |d| up to 70); below that, down to float's normal range (|d| = 87), 1.2e-5 at worst.
 // - 16-bit rows are bound by instruction issue, not memory, and take the bare exp2: softmax
 //   scaled by 2^kExpBias (both its sum and its outputs; d is never positive, so the scaled
 //   value cannot overflow), log_softmax unscaled (its sum is at least 1, and flushing terms

@@ -310,7 +310,7 @@ cudaError_t LaunchBlockRegister(const CudaDeviceProperties& props, cudaStream_t 
   const int64_t limit = GetSoftmaxGridLimitOverride();
   const auto grid = static_cast<unsigned>(std::min<int64_t>(rows, limit > 0 ? limit : INT32_MAX));
   kernel<<<grid, block, smem, stream>>>(x, y, rows, cols, smem_packs);
-  *info = {"register", kBlockPack<T>, block, 0, (kPacks + smem_packs) * kBlockPack<T>, 0};
+  *info = {"register", kBlockPack<T>, block, 0, (kPacks + smem_packs) * kBlockPack<T>, 0, kWholeSm};
   return cudaGetLastError();
 }
 
@@ -365,14 +365,15 @@ constexpr int64_t kFloatWholeSmAfterCols = 24576;
 // Where the register path runs by default, and how (H200, 49152 rows, docs/BENCHMARKS.md).
 // Small blocks of many values win. A block that is its SM's only one has nothing to overlap
 // its reductions with, which is why long rows keep half their values in shared memory (two
-// blocks of 512 threads of 32 + 32 float32 values an SM: 3498 -> 4010 GB/s at 32768 columns
-// against the shared-memory kernel), except float32 rows past 24576 columns, whose blocks of
-// 800-1024 threads keep their instructions between loads and stores short (WholePacks). 16-bit rows
+// blocks of 512 threads of 32 + 32 float32 values an SM measured 3498 -> 4010 GB/s at 32768
+// columns against the shared-memory kernel, before the whole-SM block beat both there), except
+// float32 rows past 24576 columns, whose blocks of 800-1024 threads keep their instructions
+// between loads and stores short (WholePacks). 16-bit rows
 // leave the warp path from 769 columns on, float32 rows from 896 (at 768-800 the warp was faster
 // for log_softmax); rows that start mid-pack, which the warp kernel reads element by element, from
 // 513 (16-bit) or 300 (float32) columns (701 float16 log_softmax: 1006 -> 2983 GB/s, softmax 2332
 // -> 2936; float32 301 log_softmax 2280 -> 3085; 16-bit rows of 301 lost: 2015 -> 1400).
-//   float32   rows of whole packs: 896-1024 columns 8 values (blocks of 112-128 threads;
+//   float32   rows of whole packs: 896-1024 columns 8 values (blocks of 128 threads;
 //             GB/s against 16 values in 64 threads, same job: 1000 softmax 3990 -> 4019,
 //             log_softmax 3982 -> 4030, 1024 4034 -> 4051 and 4025 -> 4056); softmax of
 //             8193-16384 columns 16 values in blocks of up to 1024 threads, two an SM at 32
@@ -447,9 +448,11 @@ cudaError_t LaunchBlockRegisterValues(const CudaDeviceProperties& props, cudaStr
   constexpr int kPack = kBlockPack<T>;
   const int block = RegisterBlockFor(CoveredCols<T>(cols), values);
   if constexpr (std::is_same_v<T, float>) {
-    if (values == 8) {
-      return LaunchBlockRegister<T, kAlgorithm, 8 / kPack, false, kAligned>(
-          props, stream, rows, cols, x, y, block, 0, info);
+    if constexpr (kAligned) {  // plans give 8 values to rows of whole packs only
+      if (values == 8) {
+        return LaunchBlockRegister<T, kAlgorithm, 8 / kPack, false, true>(props, stream, rows, cols,
+                                                                          x, y, block, 0, info);
+      }
     }
     if (values == 16) {
       return LaunchBlockRegister<T, kAlgorithm, 16 / kPack, false, kAligned>(
