@@ -82,7 +82,7 @@ const Shape2 kShapes[] = {{1, 1},     {7, 31},   {64, 1024}, {3, 1025},  {4, 103
 // By default, rows of whole packs from where that measured faster than the warp (float32 from
 // 896 columns, 16-bit from 769) up to 32768 columns, where it measured faster than shared
 // memory (half of each thread's values in shared memory past 16384 columns, for float32 only to
-// 24576, past which a block is its SM's only one); rows that start
+// 26624, past which a block is its SM's only one); rows that start
 // mid-pack from 513 columns (float32 from 300) to 16384. Other rows go to shared memory, cached
 // as stored (2 bytes an element for 16-bit types), when the row (and dy's for backward) fits in
 // the 227 KB a Hopper block may opt into, less a little for the block reductions; past that, to
@@ -219,11 +219,11 @@ TEST_F(CudaSoftmaxTest, ForcedPathsAreTheOnesThatRan) {
       {{3, 2048}, DataType::kFloat16, 4, "[register pack=8"},
       // float32 softmax from 8193 to 16384 columns: 16 values in blocks of up to 1024 threads
       {{2, 16384}, DataType::kFloat32, 4, "[register pack=4 block=1024 cols/thread=16]"},
-      // from 16385 to 24576 float32 columns half of each thread's values wait in shared
+      // from 16385 to 26624 float32 columns half of each thread's values wait in shared
       // memory; longer rows take a block of up to 1024 threads, its SM's only one
       {{2, 20000}, DataType::kFloat32, 4, "[register pack=4 block=320 cols/thread=64]"},
       {{2, 32768}, DataType::kFloat32, 4, "[register pack=4 block=1024 cols/thread=32 whole-sm]"},
-      {{2, 24580}, DataType::kFloat32, 4, "[register pack=4 block=800 cols/thread=32 whole-sm]"},
+      {{2, 26628}, DataType::kFloat32, 4, "[register pack=4 block=864 cols/thread=32 whole-sm]"},
       // float32 rows of whole packs of 896-1024 columns: 8 values a thread
       {{3, 1000}, DataType::kFloat32, 4, "[register pack=4 block=128 cols/thread=8]"},
       {{2, 10000}, DataType::kFloat32, 4, "[register pack=4 block=640 cols/thread=16]"},
@@ -267,12 +267,12 @@ TEST_F(CudaSoftmaxTest, RegisterPathBlocksLoopOverMoreRowsThanTheGrid) {
       EXPECT_NE(r.launch.find("[register "), std::string::npos) << r.launch;
     }
   }
-  // A block that is its SM's only one (float32 rows past 24576 columns) looping over rows:
-  // its totals, combined by a butterfly, reuse the same shared slots row after row. 24580 and
-  // 30000 columns leave lanes of the butterfly without a warp (25 and 30 warps) and threads
+  // A block that is its SM's only one (float32 rows past 26624 columns) looping over rows:
+  // its totals, combined by a butterfly, reuse the same shared slots row after row. 26628 and
+  // 30000 columns leave lanes of the butterfly without a warp (27 and 30 warps) and threads
   // without a last pack.
   const ep::ScopedSoftmaxGridLimit one_block(1);
-  for (int64_t cols : {24580, 30000, 32768}) {
+  for (int64_t cols : {26628, 30000, 32768}) {
     const Shape wide = {3, cols};
     for (bool log : {false, true}) {
       const std::vector<double> x =

@@ -6,7 +6,7 @@
 // every thread issues all its loads before the first reduction, so more bytes are in flight
 // per thread.
 //
-// Rows too long for registers alone (16-bit past 16384 columns, float32 of 16385-24576) keep
+// Rows too long for registers alone (16-bit past 16384 columns, float32 of 16385-26624) keep
 // part of each thread's values in shared memory (kSpill): blocks stay small enough that two or
 // more share an SM, which a row cached whole in shared memory (one 1024-thread block at 32768
 // float32 columns) does not allow. Longer float32 rows take one block of 32 values a thread an
@@ -244,7 +244,7 @@ struct PacksAndEdgeElements : PacksFromBoundary<T> {
 };
 
 // A row of whole packs, addressed as PacksFromBoundary addresses them (from the row's start),
-// for blocks that are their SM's only one (float32 rows past 24576 columns: 800-1024 threads
+// for blocks that are their SM's only one (float32 rows past 26624 columns: 864-1024 threads
 // of 32 values at 52-58 registers): nothing overlaps such a block's own instructions between
 // its loads and its stores. With CoveringPacks' element arithmetic ptxas rebuilt every pack's
 // address from the kernel's parameters (twelve instructions a pack), and a thread's last load

@@ -358,16 +358,16 @@ struct RegisterPlan {
   int smem_values = 0;
 };
 
-// float32 rows of whole packs longer than this take blocks of 800-1024 threads of 32 values,
+// float32 rows of whole packs longer than this take blocks of 864-1024 threads of 32 values,
 // each its SM's only one (see WholePacks).
-constexpr int64_t kFloatWholeSmAfterCols = 24576;
+constexpr int64_t kFloatWholeSmAfterCols = 26624;
 
 // Where the register path runs by default, and how (H200, 49152 rows, docs/BENCHMARKS.md).
 // Small blocks of many values win. A block that is its SM's only one has nothing to overlap
 // its reductions with, which is why long rows keep half their values in shared memory (two
 // blocks of 512 threads of 32 + 32 float32 values an SM measured 3498 -> 4010 GB/s at 32768
 // columns against the shared-memory kernel, before the whole-SM block beat both there), except
-// float32 rows past 24576 columns, whose blocks of 800-1024 threads keep their instructions
+// float32 rows past 26624 columns, whose blocks of 864-1024 threads keep their instructions
 // between loads and stores short (WholePacks). 16-bit rows
 // leave the warp path from 769 columns on, float32 rows from 896 (at 768-800 the warp was faster
 // for log_softmax); rows that start mid-pack, which the warp kernel reads element by element, from
@@ -381,12 +381,13 @@ constexpr int64_t kFloatWholeSmAfterCols = 24576;
 //             counts ones apart, lost 4% so: 3988 against 4165). Both only with ExpFor's exp2:
 //             with expf, 1000 log_softmax lost 0.4% and 16384 softmax 0.5%.
 //             Otherwise to 16384 columns: 16 values while blocks stay within 192 threads, else
-//             32; longer rows to 24576: 32 + 32 in shared memory (log_softmax 8192 and 16384
+//             32; longer rows to 26624: 32 + 32 in shared memory (log_softmax 8192 and 16384
 //             held 32 + 32 until a block a row made 32 faster: 4069 -> 4141 and 4069 ->
-//             4185 GB/s); then 32 in blocks of 800-1024 threads, each its SM's only one (see
-//             WholePacks; against 32 + 32, GB/s softmax / log_softmax: 28672 4145 -> 4243 /
-//             4150 -> 4230, 32768 4126 -> 4237 / 4132 -> 4246; smaller such blocks lost,
-//             log_softmax most: 24576 -1.2%, 20000 -6%, 16448 -15%; softmax 20000 -2.5%).
+//             4185 GB/s); then 32 in blocks of 864-1024 threads, each its SM's only one (see
+//             WholePacks; against 32 + 32, GB/s softmax / log_softmax: 27648 4173 -> 4244 /
+//             4178 -> 4210, 28672 4156 -> 4245 / 4163 -> 4229, 32768 4126 -> 4237 / 4132 ->
+//             4246; smaller such blocks lost, log_softmax most: 26624 -0.1% (softmax +1%),
+//             25600 -1.3%, 24580 -3.5% (softmax -1.2%), 20000 -6%, 16448 -15%).
 //             Rows that start mid-pack, to 16384 columns (log_softmax, GB/s in
 //             shared memory -> here: 1025 3765 -> 3973, 2047 3615 -> 4070, 12801 3541 ->
 //             4215, 16001 4026 -> 4150)
