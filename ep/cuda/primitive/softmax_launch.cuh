@@ -368,11 +368,11 @@ constexpr int64_t kFloatWholeSmAfterCols = 26624;
 // blocks of 512 threads of 32 + 32 float32 values an SM measured 3498 -> 4010 GB/s at 32768
 // columns against the shared-memory kernel, before the whole-SM block beat both there), except
 // float32 rows past 26624 columns, whose blocks of 864-1024 threads keep their instructions
-// between loads and stores short (WholePacks). 16-bit rows
-// leave the warp path from 769 columns on, float32 rows from 896 (at 768-800 the warp was faster
-// for log_softmax); rows that start mid-pack, which the warp kernel reads element by element, from
-// 513 (16-bit) or 300 (float32) columns (701 float16 log_softmax: 1006 -> 2983 GB/s, softmax 2332
-// -> 2936; float32 301 log_softmax 2280 -> 3085; 16-bit rows of 301 lost: 2015 -> 1400).
+// between loads and stores short (WholePacks). 16-bit rows leave the warp path from 769 columns
+// on, float32 rows from 896 (at 768-800 the warp was faster for log_softmax); rows that start
+// mid-pack, which the warp kernel reads element by element, from 513 (16-bit) or 300 (float32)
+// columns (701 float16 log_softmax: 1006 -> 2983 GB/s, softmax 2332 -> 2936; float32 301
+// log_softmax 2280 -> 3085; 16-bit rows of 301 lost: 2015 -> 1400).
 //   float32   rows of whole packs: 896-1024 columns 8 values (blocks of 128 threads;
 //             GB/s against 16 values in 64 threads, same job: 1000 softmax 3990 -> 4019,
 //             log_softmax 3982 -> 4030, 1024 4034 -> 4051 and 4025 -> 4056); softmax of
