@@ -224,7 +224,8 @@ TEST_F(CudaSoftmaxTest, ForcedPathsAreTheOnesThatRan) {
       {{2, 20000}, DataType::kFloat32, 4, "[register pack=4 block=320 cols/thread=64]"},
       {{2, 32768}, DataType::kFloat32, 4, "[register pack=4 block=1024 cols/thread=32 whole-sm]"},
       {{2, 26628}, DataType::kFloat32, 4, "[register pack=4 block=864 cols/thread=32 whole-sm]"},
-      // float32 rows of whole packs of 896-1024 columns: 8 values a thread
+      // float32 rows of whole packs of 896-1024 columns: 8 values a thread; a partial block
+      // of the 16-value softmax plan (8193-16384 columns)
       {{3, 1000}, DataType::kFloat32, 4, "[register pack=4 block=128 cols/thread=8]"},
       {{2, 10000}, DataType::kFloat32, 4, "[register pack=4 block=640 cols/thread=16]"},
       // a 16-bit row that starts mid-pack: 127 or 128 whole packs, one warp of 32 values, its
