@@ -396,20 +396,29 @@ TEST_F(CudaSoftmaxTest, Float32ExpHoldsItsToleranceOnWideRows) {
 
 // A row with one dominant value: its log_softmax output is -log(sum) with the sum just above 1
 // (1 + 2e-6 at 1024 columns), which a plain float sum would round to a relative error of
-// several percent. Each row puts the dominant value elsewhere, so the uncached kernel's running
-// sum also meets it after a smaller running max.
+// several percent. The warp kernel's lanes of 8 values or more sum plainly and recount rows
+// whose sum is below 4 with their maxima counted apart; the other kernels count them apart
+// always. Rows cycle through one dominant value, three equal maxima (sum just above 3:
+// recounted), five (just above 5: the plain sum) and spread values, on every path and every
+// default plan (warp lanes of 4 and of 8 values, register blocks of 8, 16 (mid-pack), 32 + 32
+// and whole-SM). The maxima move along the rows, so the uncached kernel's running sum also meets
+// them after a smaller running max.
 TEST_F(CudaSoftmaxTest, LogSoftmaxOfADominantValueKeepsFloatPrecision) {
-  for (int64_t cols : {8, 1024, 3000}) {
-    const int64_t rows = 4;
+  for (int64_t cols : {8, 256, 1024, 1025, 3000, 20000, 30000}) {
+    const int64_t rows = 8;
     std::vector<double> values(static_cast<size_t>(rows * cols));
     for (int64_t r = 0; r < rows; ++r) {
+      const int64_t maxima = r % 4 == 0 ? 1 : r % 4 == 1 ? 3 : r % 4 == 2 ? 5 : 0;
+      const int64_t first = (r * cols) / rows + r;
       for (int64_t c = 0; c < cols; ++c) {
+        const bool at_max = ((c - first) % cols + cols) % cols < maxima;
         values[static_cast<size_t>(r * cols + c)] =
-            c == (r * cols) / rows + r ? 0.0 : -20.0 - static_cast<double>(c % 7) / 4;
+            maxima == 0 ? -static_cast<double>(c % 13) / 4
+                        : (at_max ? 0.0 : -20.0 - static_cast<double>(c % 7) / 4);
       }
     }
     const Shape shape = {rows, cols};
-    for (SoftmaxImpl impl : {SoftmaxImpl::kWarp, SoftmaxImpl::kBlockRegister,
+    for (SoftmaxImpl impl : {SoftmaxImpl::kAuto, SoftmaxImpl::kWarp, SoftmaxImpl::kBlockRegister,
                              SoftmaxImpl::kBlockSmem, SoftmaxImpl::kBlockUncached}) {
       ep::ScopedSoftmaxImpl forced(impl);
       const RunResult r =
