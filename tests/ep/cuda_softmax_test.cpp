@@ -232,7 +232,10 @@ TEST_F(CudaSoftmaxTest, ForcedPathsAreTheOnesThatRan) {
       // head and tail elements one a thread; rows with more packs: one warp of 40 values
       {{3, 1025}, DataType::kFloat16, 4, "[register pack=8 block=32 cols/thread=32]"},
       {{3, 1033}, DataType::kBFloat16, 4, "[register pack=8 block=32 cols/thread=40]"},
-      // bfloat16 rows hold 64 values a thread as float16 rows do
+      // 16-bit rows of 4097-8192 columns: float16 softmax 32 values a thread, bfloat16
+      // softmax 64; from 8193 on bfloat16 rows hold 64 values a thread as float16 rows do
+      {{2, 5120}, DataType::kFloat16, 4, "[register pack=8 block=160 cols/thread=32]"},
+      {{2, 5120}, DataType::kBFloat16, 4, "[register pack=8 block=96 cols/thread=64]"},
       {{2, 16384}, DataType::kBFloat16, 4, "[register pack=8 block=256 cols/thread=64]"},
       // 16-bit rows that start mid-pack past 16384 columns: shared memory
       {{3, 20001}, DataType::kBFloat16, 4, "[smem pack=8"},

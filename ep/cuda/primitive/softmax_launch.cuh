@@ -395,12 +395,13 @@ constexpr int64_t kFloatWholeSmAfterCols = 26624;
 //             of 40 (1152: 3139 with 32 values in 64 threads -> 3771);
 //             rows that start mid-pack from 8193 to 12345 columns: 40 values (12345 float16
 //             3770 with 64 -> 3843, bfloat16 3648 in shared memory -> 3810)
-//   16-bit    otherwise 32 values to 4096 columns (softmax) or 8192 (log_softmax), 64 to
-//             16384, then to 32768 64 + 64 in shared memory (float16 softmax 32768: 3561 ->
-//             3905 GB/s, log_softmax 16384 with 64 + 0: 4020 -> 4142; bfloat16 16384
-//             softmax 3892 in shared memory -> 4136, 32768 3960 -> 4076, log_softmax
-//             4100 -> 4045); rows that start mid-pack do not spill and stop at 16384
-//             (bfloat16 16001: 3642 -> 4128)
+//   16-bit    otherwise 32 values to 8192 columns (bfloat16 softmax to 4096: at 8192 it
+//             lost 4118 -> 4006 GB/s; float16 softmax, 64 -> 32 values: 4104 3591 -> 3891,
+//             5120 3999 -> 4153, 8192 4123 -> 4157, 7168 4168 -> 4126), 64 to 16384, then to 32768
+//             64 + 64 in shared memory (float16 softmax 32768: 3561 -> 3905 GB/s, log_softmax 16384
+//             with 64 + 0: 4020 -> 4142; bfloat16 16384 softmax 3892 in shared memory -> 4136,
+//             32768 3960 -> 4076, log_softmax 4100 -> 4045); rows that start mid-pack do not spill
+//             and stop at 16384 (bfloat16 16001: 3642 -> 4128)
 // Elsewhere the shared-memory kernel measured faster.
 template <typename T, Algorithm kAlgorithm>
 RegisterPlan RegisterAutoPlan(int64_t cols, bool packed) {
@@ -434,10 +435,11 @@ RegisterPlan RegisterAutoPlan(int64_t cols, bool packed) {
   if ((covered > 1024 && covered <= 1280) || (!packed && cols > 8192 && cols <= 12345)) {
     return {40, 0};
   }
-  return cols <= (kSoftmax ? 4096 : 8192) ? RegisterPlan{32, 0}
-         : cols <= 16384                  ? RegisterPlan{64, 0}
-         : cols <= 32768 && packed        ? RegisterPlan{64, 64}
-                                          : RegisterPlan{};
+  constexpr bool kBfloat16Softmax = kSoftmax && std::is_same_v<T, __nv_bfloat16>;
+  return cols <= (kBfloat16Softmax ? 4096 : 8192) ? RegisterPlan{32, 0}
+         : cols <= 16384                          ? RegisterPlan{64, 0}
+         : cols <= 32768 && packed                ? RegisterPlan{64, 64}
+                                                  : RegisterPlan{};
 }
 
 // Launches the register kernel holding `values` per thread in registers (8 or 16 for float32,
