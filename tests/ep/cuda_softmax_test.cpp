@@ -307,20 +307,24 @@ TEST_F(CudaSoftmaxTest, SharedMemorySizesInAnyOrder) {
   }
 }
 
-// Rows of 3 hold the specials in scalar accesses; rows of 24 put them inside packs.
+// Rows of 3 hold the specials in scalar accesses; rows of 24 put them inside packs; rows of
+// 256 take the warp kernel's lanes of 8 values, whose float32 log_softmax sums plainly.
 std::vector<std::pair<Shape, std::vector<double>>> SpecialValueCases() {
   const double inf = INFINITY, nan = NAN;
   std::vector<std::pair<Shape, std::vector<double>>> cases = {
       {Shape{4, 3}, {1, inf, 2, -inf, -inf, -inf, 1, nan, 3, -inf, 0, 0}}};
-  std::vector<double> wide(4 * 24);
-  for (size_t i = 0; i < wide.size(); ++i) {
-    wide[i] = static_cast<double>(i % 7) - 3;
+  for (int64_t cols : {24, 256}) {
+    const size_t n = static_cast<size_t>(cols);
+    std::vector<double> wide(4 * n);
+    for (size_t i = 0; i < wide.size(); ++i) {
+      wide[i] = static_cast<double>(i % 7) - 3;
+    }
+    wide[9] = inf;                                                     // row 0: +inf mid-pack
+    wide[n + 13] = nan;                                                // row 1: NaN mid-pack
+    std::fill(wide.begin() + 2 * n, wide.begin() + 3 * n, -inf);       // row 2: only -inf
+    std::fill(wide.begin() + 3 * n, wide.begin() + 3 * n + 16, -inf);  // row 3: -inf packs first
+    cases.push_back({Shape{4, cols}, wide});
   }
-  wide[9] = inf;                                          // row 0: +inf mid-pack
-  wide[24 + 13] = nan;                                    // row 1: NaN mid-pack
-  std::fill(wide.begin() + 48, wide.begin() + 72, -inf);  // row 2: only -inf
-  std::fill(wide.begin() + 72, wide.begin() + 88, -inf);  // row 3: -inf packs, then finite
-  cases.push_back({Shape{4, 24}, wide});
   return cases;
 }
 
@@ -398,16 +402,16 @@ TEST_F(CudaSoftmaxTest, Float32ExpHoldsItsToleranceOnWideRows) {
 }
 
 // A row with one dominant value: its log_softmax output is -log(sum) with the sum just above 1
-// (1 + 2e-6 at 1024 columns), which a plain float sum would round to a relative error of
+// (1 + 1.1e-6 at 1024 columns), which a plain float sum would round to a relative error of
 // several percent. The warp kernel's lanes of 8 values or more sum plainly and recount rows
 // whose sum is below 4 with their maxima counted apart; the other kernels count them apart
-// always. Rows cycle through one dominant value, three equal maxima (sum just above 3:
-// recounted), five (just above 5: the plain sum) and spread values, on every path and every
-// default plan (warp lanes of 4 and of 8 values, register blocks of 8, 16 (mid-pack), 32 + 32
-// and whole-SM). The maxima move along the rows, so the uncached kernel's running sum also meets
-// them after a smaller running max.
+// always. Rows cycle through one dominant value (recounted), three equal maxima (sum just above
+// 3: recounted), five (just above 5: the plain sum) and spread values, on every path and the
+// default plans of warp lanes of 4, 8 and (forced) 32 values, and register blocks of 8, 16
+// (also mid-pack), 32, 32 + 32 and whole-SM. The maxima move along the rows, so the uncached
+// kernel's running sum also meets them after a smaller running max.
 TEST_F(CudaSoftmaxTest, LogSoftmaxOfADominantValueKeepsFloatPrecision) {
-  for (int64_t cols : {8, 256, 1024, 1025, 3000, 20000, 30000}) {
+  for (int64_t cols : {8, 256, 1024, 1025, 3000, 4096, 20000, 30000}) {
     const int64_t rows = 8;
     std::vector<double> values(static_cast<size_t>(rows * cols));
     for (int64_t r = 0; r < rows; ++r) {
@@ -428,6 +432,11 @@ TEST_F(CudaSoftmaxTest, LogSoftmaxOfADominantValueKeepsFloatPrecision) {
           RunOnCuda({MakeTensor(values, shape, DataType::kFloat32)}, true, false, 1);
       ExpectAllClose(r.values, ReferenceSoftmax(values, shape, 1, true),
                      SoftmaxTolerance(DataType::kFloat32), r.launch);
+      if (impl == SoftmaxImpl::kWarp && (cols == 256 || cols == 1024)) {  // the plain sum's lanes
+        EXPECT_NE(r.launch.find(cols == 256 ? "cols/thread=8 " : "cols/thread=32 "),
+                  std::string::npos)
+            << r.launch;
+      }
     }
   }
 }

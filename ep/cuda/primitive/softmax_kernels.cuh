@@ -117,13 +117,14 @@ __device__ __forceinline__ C NegativeInfinity() {
   return static_cast<C>(-INFINITY);
 }
 
-// The row sum of exp(x - max) for float32 log_softmax on the block kernels, and on the warp
-// kernel for rows its plain sum leaves imprecise (see GroupRowScale). log(sum) of a plain float
-// sum near 1 keeps only float's absolute precision: a large relative error in the outputs near 0
-// of a row with one dominant value (-log(sum) there). Terms that are exactly 1 (the row's max)
-// are counted apart, so log(sum) = log1p(rest + ones - 1) keeps float's relative precision; a
-// double sum would too, at a conversion and a double add per element. For 16-bit outputs the
-// plain float sum's error is far below their rounding.
+// The row sum of exp(x - max) for float32 log_softmax on the block kernels and the warp
+// kernel's narrow or element-wise lanes, and on its other lanes for rows that their plain sum
+// leaves imprecise (see WarpSumType and GroupRowScale). log(sum) of a plain float sum near 1
+// keeps only float's absolute precision: a large relative error in the outputs near 0 of a row
+// with one dominant value (-log(sum) there). Terms that are exactly 1 (the row's max) are
+// counted apart, so log(sum) = log1p(rest + ones - 1) keeps float's relative precision; a double
+// sum would too, at a conversion and a double add per element. For 16-bit outputs the plain
+// float sum's error is far below their rounding.
 struct LogSum {
   float rest;
   float ones;
@@ -282,34 +283,37 @@ __device__ __forceinline__ C GroupSum(C v) {
 // it; rows below are summed again as LogSum. Every output is at least log(sum) in magnitude, and
 // the plain sum's relative error (an ulp or so per term a lane adds and per shuffle level) is
 // log(sum)'s absolute error: from log(4) = 1.39 on, the outputs' relative error is no more than
-// LogSum's. LogSum costs a compare and a second accumulator per element and twice the shuffles,
-// which lanes of 8 values or more feel (GB/s, same job: 512 columns 3761 -> 3804, 768 3887 ->
-// 3940); lanes of 4 keep LogSum, since the recount's vote and branch cost them more (32 columns
-// 1612 -> 1592, 128 2850 -> 2834). The block kernels keep LogSum too: there the plain sum moved
-// nothing by more than 0.5%, and the recount's code took 16-value register blocks from 32 to
-// 47-63 registers (1025 columns -9%).
+// LogSum's at its worst (a sum near 1). LogSum costs a compare and a second accumulator per
+// element and twice the shuffles, which lanes of 16 values or more feel (GB/s, same job: 512
+// columns 3783 -> 3815, 768 3905 -> 3962; 256, 8 values a lane, 3464 either way). Lanes of 4
+// keep LogSum, since the recount's branch cost them more (32 columns 1612 -> 1592). The block
+// kernels keep LogSum too: there the plain sum moved nothing by more than 0.5%, and the
+// recount's code took 16-value register blocks from 32 to 47-63 registers (1025 columns -9%).
+// So do lanes that load element by element (rows of tensors that start off a 16-byte
+// boundary): their 32-value kernel took 80 registers against 56 and lost a fifth (float32
+// log_softmax of 600 and 1000 columns one element off: 2143 -> 1740, 2216 -> 1718).
 constexpr float kPlainLogSumFrom = 4.0f;
+constexpr int kWarpPlainSumValues = 8;  // a lane's values from which the warp kernel sums plainly
 
-template <typename T, typename C, Algorithm kAlgorithm, int kColsPerThread>
-using WarpSumType = std::conditional_t<kColsPerThread >= 8, C, SumType<T, C, kAlgorithm>>;
+template <typename T, typename C, Algorithm kAlgorithm, int kPack, int kColsPerThread>
+using WarpSumType = std::conditional_t<(kPack > 1 && kColsPerThread >= kWarpPlainSumValues), C,
+                                       SumType<T, C, kAlgorithm>>;
 
 // RowScale of a row whose group of kWidth lanes holds lane_sum, this lane's part of its sum;
 // for a plain float32 log_softmax sum, terms(acc) adds this lane's terms into acc for the
-// recount. The groups of a warp shuffle together, so the recount runs in all of them when any
-// needs it. Its terms take the accurate Exp, not ExpFor: with ExpFor's instructions ptxas kept
-// the first pass's exps in registers for the recount (16 values a lane 40 -> 48 registers, 32
-// values 64 -> 80 or 110).
+// recount. Such lanes are whole warps (a group of 32, one row), so every lane holds the same
+// sum and takes the same branch. The recount's terms take the accurate Exp, not ExpFor: with
+// ExpFor's instructions ptxas kept the first pass's exps in registers for the recount
+// (registers with the Exp / ExpFor recount: 16 values a lane 40 / 48, 32 values 56 / 80; LogSum
+// alone took 40, and 64 with a spill).
 template <typename T, Algorithm kAlgorithm, int kWidth, typename C, typename S, typename Terms>
 __device__ __forceinline__ C GroupRowScale(S lane_sum, Terms terms) {
   const S sum = GroupSum<kWidth>(lane_sum);
   if constexpr (kAlgorithm == Algorithm::kLogSoftmax && std::is_same_v<T, float> &&
                 std::is_same_v<S, float>) {
-    const bool recount = sum < kPlainLogSumFrom;  // a NaN sum stays NaN
-    if (__any_sync(0xffffffff, recount)) {
-      const LogSum exact = GroupSum<kWidth>(terms(LogSum(0)));
-      if (recount) {
-        return Log(exact);
-      }
+    static_assert(kWidth == 32, "a plain sum's group is a whole warp");
+    if (sum < kPlainLogSumFrom) {  // a NaN sum stays NaN
+      return Log(GroupSum<kWidth>(terms(LogSum(0))));
     }
   }
   return RowScale<kAlgorithm, C>(sum);
@@ -373,7 +377,7 @@ __global__ void __launch_bounds__(kWarpBlockThreads)
         }
       }
     }
-    WarpSumType<T, C, kAlgorithm, kColsPerThread> sum[kRowsPerAccess];
+    WarpSumType<T, C, kAlgorithm, kPack, kColsPerThread> sum[kRowsPerAccess];
 #pragma unroll
     for (int r = 0; r < kRowsPerAccess; ++r) {
       max[r] = GroupMax<kWidth>(max[r]);

@@ -395,9 +395,10 @@ constexpr int64_t kFloatWholeSmAfterCols = 26624;
 //             of 40 (1152: 3139 with 32 values in 64 threads -> 3771);
 //             rows that start mid-pack from 8193 to 12345 columns: 40 values (12345 float16
 //             3770 with 64 -> 3843, bfloat16 3648 in shared memory -> 3810)
-//   16-bit    otherwise 32 values to 8192 columns (bfloat16 softmax to 4096: at 8192 it
-//             lost 4118 -> 4006 GB/s; float16 softmax, 64 -> 32 values: 4104 3591 -> 3891,
-//             5120 3999 -> 4153, 8192 4123 -> 4157, 7168 4168 -> 4126), 64 to 16384, then to 32768
+//   16-bit    otherwise 32 values to 8192 columns (bfloat16 softmax to 4096: to 6144 it lost
+//             3.5-5%, at 8192 4118 -> 4006 GB/s; float16 softmax, 64 -> 32 values, same job:
+//             4104 3587 -> 3890, 5120 4008 -> 4159, 8192 4123 -> 4160; 7168 lost 4168 -> 4126
+//             in another), 64 to 16384, then to 32768
 //             64 + 64 in shared memory (float16 softmax 32768: 3561 -> 3905 GB/s, log_softmax 16384
 //             with 64 + 0: 4020 -> 4142; bfloat16 16384 softmax 3892 in shared memory -> 4136,
 //             32768 3960 -> 4076, log_softmax 4100 -> 4045); rows that start mid-pack do not spill
