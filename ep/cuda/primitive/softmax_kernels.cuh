@@ -301,19 +301,24 @@ using WarpSumType = std::conditional_t<(kPack > 1 && kColsPerThread >= kWarpPlai
 
 // RowScale of a row whose group of kWidth lanes holds lane_sum, this lane's part of its sum;
 // for a plain float32 log_softmax sum, terms(acc) adds this lane's terms into acc for the
-// recount. Such lanes are whole warps (a group of 32, one row), so every lane holds the same
-// sum and takes the same branch. The recount's terms take the accurate Exp, not ExpFor: with
-// ExpFor's instructions ptxas kept the first pass's exps in registers for the recount
-// (registers with the Exp / ExpFor recount: 16 values a lane 40 / 48, 32 values 56 / 80; LogSum
-// alone took 40, and 64 with a spill).
+// recount. The groups of a warp shuffle together, so the recount runs in all of them when any
+// needs it. Plain sums are only those of whole-warp groups today (32 lanes, one row), where the
+// vote changes nothing but shows ptxas the branch is uniform: a branch on the sum alone ran
+// 768 columns 1% slower (3955-3967 -> 3905-3924 GB/s, two jobs against 3896-3913 before). The
+// recount's terms take the accurate Exp, not ExpFor: with ExpFor's instructions ptxas kept the
+// first pass's exps in registers for the recount (registers with the Exp / ExpFor recount: 16
+// values a lane 40 / 48, 32 values 56 / 80; LogSum alone took 40, and 64 with a spill).
 template <typename T, Algorithm kAlgorithm, int kWidth, typename C, typename S, typename Terms>
 __device__ __forceinline__ C GroupRowScale(S lane_sum, Terms terms) {
   const S sum = GroupSum<kWidth>(lane_sum);
   if constexpr (kAlgorithm == Algorithm::kLogSoftmax && std::is_same_v<T, float> &&
                 std::is_same_v<S, float>) {
-    static_assert(kWidth == 32, "a plain sum's group is a whole warp");
-    if (sum < kPlainLogSumFrom) {  // a NaN sum stays NaN
-      return Log(GroupSum<kWidth>(terms(LogSum(0))));
+    const bool recount = sum < kPlainLogSumFrom;  // a NaN sum stays NaN
+    if (__any_sync(0xffffffff, recount)) {
+      const LogSum exact = GroupSum<kWidth>(terms(LogSum(0)));
+      if (recount) {
+        return Log(exact);
+      }
     }
   }
   return RowScale<kAlgorithm, C>(sum);
