@@ -398,11 +398,11 @@ constexpr int64_t kFloatWholeSmAfterCols = 26624;
 //   16-bit    otherwise 32 values to 8192 columns (bfloat16 softmax to 4096: to 6144 it lost
 //             3.5-5%, at 8192 4118 -> 4006 GB/s; float16 softmax, 64 -> 32 values, same job:
 //             4104 3587 -> 3890, 5120 4008 -> 4159, 8192 4123 -> 4160; 7168 lost 4168 -> 4126
-//             in another), 64 to 16384, then to 32768
-//             64 + 64 in shared memory (float16 softmax 32768: 3561 -> 3905 GB/s, log_softmax 16384
-//             with 64 + 0: 4020 -> 4142; bfloat16 16384 softmax 3892 in shared memory -> 4136,
-//             32768 3960 -> 4076, log_softmax 4100 -> 4045); rows that start mid-pack do not spill
-//             and stop at 16384 (bfloat16 16001: 3642 -> 4128)
+//             in another), 64 to 16384, then to 32768 64 + 64 in shared memory (float16
+//             softmax 32768: 3561 -> 3905 GB/s, log_softmax 16384 with 64 + 0: 4020 -> 4142;
+//             bfloat16 16384 softmax 3892 in shared memory -> 4136, 32768 3960 -> 4076,
+//             log_softmax 4100 -> 4045); rows that start mid-pack do not spill and stop at
+//             16384 (bfloat16 16001: 3642 -> 4128)
 // Elsewhere the shared-memory kernel measured faster.
 template <typename T, Algorithm kAlgorithm>
 RegisterPlan RegisterAutoPlan(int64_t cols, bool packed) {
