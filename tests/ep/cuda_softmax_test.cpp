@@ -71,9 +71,12 @@ RunResult RunOnCuda(const std::vector<Tensor>& cpu_inputs, bool log, bool backwa
 struct Shape2 {
   int64_t rows, cols;
 };
-const Shape2 kShapes[] = {{1, 1},     {7, 31},   {64, 1024}, {3, 1025},  {4, 1032},  {4, 1001},
-                          {5, 3001},  {5, 4096}, {3, 12345}, {3, 20000}, {2, 32768}, {2, 50000},
-                          {3, 70000}, {1000, 3}, {5, 2},     {6, 513},   {2, 16001}};
+// 3584 and 5120 columns: by default bfloat16 rows there convert their values in each pass (a
+// block with idle threads, a block of more than 128), 4096 keeps them as floats (KeepsFloats).
+const Shape2 kShapes[] = {{1, 1},     {7, 31},    {64, 1024}, {3, 1025},  {4, 1032},
+                          {4, 1001},  {5, 3001},  {5, 4096},  {3, 3584},  {2, 5120},
+                          {3, 12345}, {3, 20000}, {2, 32768}, {2, 50000}, {3, 70000},
+                          {1000, 3},  {5, 2},     {6, 513},   {2, 16001}};
 
 // The path a forced implementation must take. Forward rows (the tests' tensors start aligned)
 // are held in registers when forced, up to 1024 threads of 32 float32 or 64 16-bit values:
@@ -232,10 +235,9 @@ TEST_F(CudaSoftmaxTest, ForcedPathsAreTheOnesThatRan) {
       // head and tail elements one a thread; rows with more packs: one warp of 40 values
       {{3, 1025}, DataType::kFloat16, 4, "[register pack=8 block=32 cols/thread=32]"},
       {{3, 1033}, DataType::kBFloat16, 4, "[register pack=8 block=32 cols/thread=40]"},
-      // 16-bit rows of 4097-8192 columns: float16 softmax 32 values a thread, bfloat16
-      // softmax 64; from 8193 on bfloat16 rows hold 64 values a thread as float16 rows do
+      // 16-bit rows of 4097-8192 columns: 32 values a thread; from 8193 on 64
       {{2, 5120}, DataType::kFloat16, 4, "[register pack=8 block=160 cols/thread=32]"},
-      {{2, 5120}, DataType::kBFloat16, 4, "[register pack=8 block=96 cols/thread=64]"},
+      {{2, 5120}, DataType::kBFloat16, 4, "[register pack=8 block=160 cols/thread=32]"},
       {{2, 16384}, DataType::kBFloat16, 4, "[register pack=8 block=256 cols/thread=64]"},
       // 16-bit rows that start mid-pack past 16384 columns: shared memory
       {{3, 20001}, DataType::kBFloat16, 4, "[smem pack=8"},

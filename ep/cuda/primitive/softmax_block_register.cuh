@@ -75,12 +75,12 @@ __device__ __forceinline__ C BlockAllReduceAnySize(C v, Op op, C* partials) {
   return all;
 }
 
-// Element i of a pack as held, in float. Kernels of more than 32 values a thread (kOpaque)
-// convert bfloat16 from the 32-bit word that holds two elements (a shift or a mask) in volatile
-// asm, which the compiler neither merges nor hoists: with the plain conversion it converted
-// each held value once for both passes and kept the floats, so 64 values spilled and 40 took
-// 58-63 registers instead of 44-48 (rows of whole packs). Kernels of 32 values keep the plain
-// conversion: 60 registers against 46 with the asm, but 2% faster (softmax 1024 and 4096).
+// Element i of a pack as held, in float. With kOpaque, bfloat16 converts from the 32-bit word
+// that holds two elements (a shift or a mask) in volatile asm, which the compiler neither merges
+// nor hoists: with the plain conversion it converted each held value once for both passes and
+// kept the floats, so 64 values spilled and 40 took 58-63 registers instead of 44-48 (rows of
+// whole packs). At 32 values the plain conversion takes 60-62 registers against 46; the
+// launcher picks which (see KeepsFloats).
 template <bool kOpaque, typename T, int kPack>
 __device__ __forceinline__ float HeldValue(const Pack<T, kPack>& pack, int i) {
   if constexpr (kOpaque && std::is_same_v<T, __nv_bfloat16>) {
@@ -278,9 +278,9 @@ using RegisterRowLayout = std::conditional_t<sizeof(T) == 2 && !kAligned, PacksA
 // (smem_packs of them, 16 bytes each): copied with cp.async before the register loads are
 // issued, read back only by the thread that copied them (so no barrier guards them), and
 // stored from their raw values with exp computed again.
-// kWholeSm: the block is its SM's only one (see WholePacks).
+// kWholeSm: the block is its SM's only one (see WholePacks). kOpaque: see HeldValue.
 template <typename T, typename C, Algorithm kAlgorithm, int kPacks, bool kSpill, bool kAligned,
-          bool kWholeSm>
+          bool kWholeSm, bool kOpaque>
 __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
     BlockRegisterSoftmaxKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows,
                                int64_t cols, int smem_packs) {
@@ -288,7 +288,6 @@ __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
   static_assert(!kWholeSm || (kAligned && !kSpill), "whole-SM blocks hold whole packs");
   constexpr int kPack = kBlockPack<T>;
   constexpr bool kRaw = sizeof(T) == 2;
-  constexpr bool kOpaque = kPacks * kPack > 32;  // see HeldValue
   // Registers hold rows as stored: 16-bit values as loaded, float32 (its own compute type)
   // exp(x - max) between the passes.
   static_assert(kRaw || std::is_same_v<T, C>, "rows load as stored");

@@ -289,13 +289,13 @@ inline cudaError_t RaiseDynamicSmemLimit(const CudaDeviceProperties& props, cons
 }
 
 template <typename T, Algorithm kAlgorithm, int kPacks, bool kSpill, bool kAligned,
-          bool kWholeSm = false>
+          bool kWholeSm = false, bool kOpaque = (kPacks * kBlockPack<T> > 32)>
 cudaError_t LaunchBlockRegister(const CudaDeviceProperties& props, cudaStream_t stream,
                                 int64_t rows, int64_t cols, const T* x, T* y, int block,
                                 int smem_packs, LaunchInfo* info) {
   using C = CudaComputeType<T>;
   const auto kernel =
-      BlockRegisterSoftmaxKernel<T, C, kAlgorithm, kPacks, kSpill, kAligned, kWholeSm>;
+      BlockRegisterSoftmaxKernel<T, C, kAlgorithm, kPacks, kSpill, kAligned, kWholeSm, kOpaque>;
   const size_t smem = kSpill ? static_cast<size_t>(smem_packs) * block * 16 : 0;
   if (smem > 0) {
     const cudaError_t err = RaiseDynamicSmemLimit(props, reinterpret_cast<const void*>(kernel));
@@ -395,10 +395,11 @@ constexpr int64_t kFloatWholeSmAfterCols = 26624;
 //             of 40 (1152: 3139 with 32 values in 64 threads -> 3771);
 //             rows that start mid-pack from 8193 to 12345 columns: 40 values (12345 float16
 //             3770 with 64 -> 3843, bfloat16 3648 in shared memory -> 3810)
-//   16-bit    otherwise 32 values to 8192 columns (bfloat16 softmax to 4096: to 6144 it lost
-//             3.5-5%, at 8192 4118 -> 4006 GB/s; float16 softmax, 64 -> 32 values, same job:
-//             4104 3587 -> 3890, 5120 4008 -> 4159, 8192 4123 -> 4160; 7168 lost 4168 -> 4126
-//             in another), 64 to 16384, then to 32768 64 + 64 in shared memory (float16
+//   16-bit    otherwise 32 values to 8192 columns (softmax, 64 -> 32 values, same job:
+//             float16 4104 3587 -> 3890, 5120 4008 -> 4159, 8192 4123 -> 4160, 7168 lost
+//             4168 -> 4126 in another; bfloat16 converting in each pass (see KeepsFloats) 5120
+//             4100 -> 4139, 6144 4160 -> 4162, 8192 4105 -> 4163, 7001 and 7168 lost 4088 ->
+//             3993 and 4132 -> 4062), 64 to 16384, then to 32768 64 + 64 in shared memory (float16
 //             softmax 32768: 3561 -> 3905 GB/s, log_softmax 16384 with 64 + 0: 4020 -> 4142;
 //             bfloat16 16384 softmax 3892 in shared memory -> 4136, 32768 3960 -> 4076,
 //             log_softmax 4100 -> 4045); rows that start mid-pack do not spill and stop at
@@ -436,11 +437,30 @@ RegisterPlan RegisterAutoPlan(int64_t cols, bool packed) {
   if ((covered > 1024 && covered <= 1280) || (!packed && cols > 8192 && cols <= 12345)) {
     return {40, 0};
   }
-  constexpr bool kBfloat16Softmax = kSoftmax && std::is_same_v<T, __nv_bfloat16>;
-  return cols <= (kBfloat16Softmax ? 4096 : 8192) ? RegisterPlan{32, 0}
-         : cols <= 16384                          ? RegisterPlan{64, 0}
-         : cols <= 32768 && packed                ? RegisterPlan{64, 64}
-                                                  : RegisterPlan{};
+  return cols <= 8192              ? RegisterPlan{32, 0}
+         : cols <= 16384           ? RegisterPlan{64, 0}
+         : cols <= 32768 && packed ? RegisterPlan{64, 64}
+                                   : RegisterPlan{};
+}
+
+// Whether a bfloat16 block of 32 values a thread keeps its values as floats between the passes
+// (HeldValue's plain conversion, 60-62 registers, 1024 threads an SM) rather than converting
+// them in each pass (46 registers, 1280-1344 threads). Keeping floats saves instructions, but
+// only pays where its 1024 threads still keep enough bytes in flight: in blocks of 32, 64 or
+// 128 threads that the row (nearly) fills. With a quarter of a warp or more idle, or blocks
+// that leave threads of the SM unused, converting in each pass was faster. GB/s, 49152 rows,
+// same job, keeping floats -> converting in each pass, softmax / log_softmax:
+//   full blocks:    1024 3813 -> 3774 / 3772 -> 3779, 2048 4073 -> 4054 / 4073 -> 4064,
+//                   4096 4143 -> 4072 / 4081 -> 4066, 4000 (125 of 128 threads) 4108 -> 4108 /
+//                   4146 -> 4101, 2000 (63 of 64) 4024 -> 4028 / 4043 -> 4030
+//   idle threads:   1536 (48 of 64) 3658 -> 3793 / 3726 -> 3822, 2560 (80 of 96) 3784 ->
+//                   4008 / 3895 -> 4054, 3584 (112 of 128) 3975 -> 4150 / 4085 -> 4161
+//   96 threads:     3000 3981 -> 4045 / 4060 -> 4039, 3072 4085 -> 4108 / 4154 -> 4102
+//   256 threads:    8192 3980 -> 4163 (softmax; it held 64 values before, 4105) / 4088 -> 4113
+template <typename T>
+bool KeepsFloats(int64_t cols, int block) {
+  const int64_t threads = (CoveredCols<T>(cols) / kBlockPack<T> + 3) / 4;  // that hold packs
+  return (block == 32 || block == 64 || block == 128) && threads > block - 8;
 }
 
 // Launches the register kernel holding `values` per thread in registers (8 or 16 for float32,
@@ -478,6 +498,12 @@ cudaError_t LaunchBlockRegisterValues(const CudaDeviceProperties& props, cudaStr
   if constexpr (std::is_same_v<T, float> && kAligned) {
     if (cols > kFloatWholeSmAfterCols) {
       return LaunchBlockRegister<T, kAlgorithm, 32 / kPack, false, true, true>(
+          props, stream, rows, cols, x, y, block, 0, info);
+    }
+  }
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    if (!KeepsFloats<T>(cols, block)) {
+      return LaunchBlockRegister<T, kAlgorithm, 32 / kPack, false, kAligned, false, true>(
           props, stream, rows, cols, x, y, block, 0, info);
     }
   }
