@@ -72,7 +72,8 @@ struct Shape2 {
   int64_t rows, cols;
 };
 // 3584 and 5120 columns: by default bfloat16 rows there convert their values in each pass (a
-// block with idle threads, a block of more than 128), 4096 keeps them as floats (KeepsFloats).
+// block whose pack slots the row leaves 64 empty, a block of 160), 4096 keeps them as floats
+// (KeepsFloats; ForcedPathsAreTheOnesThatRan checks which ran).
 const Shape2 kShapes[] = {{1, 1},     {7, 31},    {64, 1024}, {3, 1025},  {4, 1032},
                           {4, 1001},  {5, 3001},  {5, 4096},  {3, 3584},  {2, 5120},
                           {3, 12345}, {3, 20000}, {2, 32768}, {2, 50000}, {3, 70000},
@@ -235,9 +236,15 @@ TEST_F(CudaSoftmaxTest, ForcedPathsAreTheOnesThatRan) {
       // head and tail elements one a thread; rows with more packs: one warp of 40 values
       {{3, 1025}, DataType::kFloat16, 4, "[register pack=8 block=32 cols/thread=32]"},
       {{3, 1033}, DataType::kBFloat16, 4, "[register pack=8 block=32 cols/thread=40]"},
-      // 16-bit rows of 4097-8192 columns: 32 values a thread; from 8193 on 64
+      // 16-bit rows of 4097-8192 columns: 32 values a thread; from 8193 on 64. bfloat16 blocks
+      // of 32 values keep them as floats between the passes only where a block of 32-128
+      // threads is (nearly) full
       {{2, 5120}, DataType::kFloat16, 4, "[register pack=8 block=160 cols/thread=32]"},
       {{2, 5120}, DataType::kBFloat16, 4, "[register pack=8 block=160 cols/thread=32]"},
+      {{2, 4096}, DataType::kBFloat16, 4, "[register pack=8 block=128 cols/thread=32 floats-kept]"},
+      {{2, 4000}, DataType::kBFloat16, 4, "[register pack=8 block=128 cols/thread=32 floats-kept]"},
+      {{2, 3584}, DataType::kBFloat16, 4, "[register pack=8 block=128 cols/thread=32]"},
+      {{2, 4096}, DataType::kFloat16, 4, "[register pack=8 block=128 cols/thread=32]"},
       {{2, 16384}, DataType::kBFloat16, 4, "[register pack=8 block=256 cols/thread=64]"},
       // 16-bit rows that start mid-pack past 16384 columns: shared memory
       {{3, 20001}, DataType::kBFloat16, 4, "[smem pack=8"},

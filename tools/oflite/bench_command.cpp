@@ -359,6 +359,30 @@ Maybe<Device> BenchDevice(const std::string& text) {
   return ep::DeviceCount(DeviceType::kCUDA) > 0 ? Device::Cuda(0) : Device::Cpu();
 }
 
+// One shape of the softmax sweep: both functions, and a copy of the tensor's own bytes under the
+// same flush (short kernels pay for the dirty lines the flush leaves in L2, so this, not the
+// 2 GiB copy, is what a tensor's size allows).
+struct SweepRow {
+  BenchResult softmax;
+  BenchResult log_softmax;
+  double same_size_copy_gbps = 0;
+};
+
+Maybe<BenchResult> BenchSweepFunction(const char* name, const Shape& shape, DataType dtype,
+                                      const Device& device, const BenchOptions& options,
+                                      Timing* timing) {
+  const FunctionEntry* f = nullptr;
+  OFLITE_ASSIGN_OR_RETURN(f, FindFunction(name));
+  AttrMap args;
+  OFLITE_ASSIGN_OR_RETURN(args, ParseArgs(*f, {}));
+  BenchResult r;
+  OFLITE_ASSIGN_OR_RETURN(r, BenchFunction(*f, args, shape, {shape}, dtype, device, options.warmup,
+                                           options.reps, timing));
+  std::cerr << name << " " << shape << " " << dtype << ": " << r.gbps() << " GB/s  " << r.impl
+            << "\n";
+  return r;
+}
+
 Maybe<void> Sweep(const BenchOptions& options) {
   OFLITE_CHECK_OR_RETURN(options.sweep == "softmax", ValueError)
       << "bench: unknown sweep '" << options.sweep << "' (known: softmax)";
@@ -370,13 +394,9 @@ Maybe<void> Sweep(const BenchOptions& options) {
   OFLITE_ASSIGN_OR_RETURN(
       copy, BenchCopy(device, size_t{1} << 31, options.warmup, options.reps, &timing));
   std::cerr << "copy 2 GiB: " << copy.gbps() << " GB/s\n";
-  if (options.json) {
-    std::cout << ToJson(copy) << "\n";
-  }
-  std::vector<std::pair<BenchResult, BenchResult>> rows;  // softmax, log_softmax
-  // A copy of each tensor's own bytes, under the same flush: short kernels pay for the dirty
-  // lines the flush leaves in L2, so this, not the 2 GiB copy, is what a tensor's size allows.
-  std::map<size_t, double> same_size_copy;  // tensor bytes -> GB/s
+  std::vector<BenchResult> printed = {copy};  // for --json, in the order run
+  std::map<size_t, double> same_size_copy;    // tensor bytes -> GB/s, timed once per size
+  std::vector<SweepRow> rows;
   for (DataType dtype : {DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16}) {
     for (int64_t cols : kSweepCols) {
       const Shape shape{kSweepRows, cols};
@@ -385,36 +405,35 @@ Maybe<void> Sweep(const BenchOptions& options) {
         BenchResult c;
         OFLITE_ASSIGN_OR_RETURN(c, BenchCopy(device, bytes, options.warmup, options.reps, &timing));
         same_size_copy[bytes] = c.gbps();
+        printed.push_back(c);
       }
-      std::pair<BenchResult, BenchResult> row;
-      for (const char* name : {"softmax", "log_softmax"}) {
-        const FunctionEntry* f = nullptr;
-        OFLITE_ASSIGN_OR_RETURN(f, FindFunction(name));
-        AttrMap args;
-        OFLITE_ASSIGN_OR_RETURN(args, ParseArgs(*f, {}));
-        BenchResult r;
-        OFLITE_ASSIGN_OR_RETURN(r, BenchFunction(*f, args, shape, {shape}, dtype, device,
-                                                 options.warmup, options.reps, &timing));
-        std::cerr << name << " " << shape << " " << dtype << ": " << r.gbps() << " GB/s  " << r.impl
-                  << "\n";
-        if (options.json) {
-          std::cout << ToJson(r) << "\n";
-        }
-        (std::string(name) == "softmax" ? row.first : row.second) = r;
-      }
+      SweepRow row;
+      row.same_size_copy_gbps = same_size_copy.at(bytes);
+      OFLITE_ASSIGN_OR_RETURN(
+          row.softmax, BenchSweepFunction("softmax", shape, dtype, device, options, &timing));
+      OFLITE_ASSIGN_OR_RETURN(row.log_softmax, BenchSweepFunction("log_softmax", shape, dtype,
+                                                                  device, options, &timing));
+      printed.push_back(row.softmax);
+      printed.push_back(row.log_softmax);
       rows.push_back(row);
+    }
+  }
+  if (options.json) {
+    for (const BenchResult& r : printed) {
+      std::cout << ToJson(r) << "\n";
     }
   }
   std::printf("\nrows=%lld, copy bandwidth %.0f GB/s (%s)\n", static_cast<long long>(kSweepRows),
               copy.gbps(), device.ToString().c_str());
   std::printf("%6s %9s %12s %6s %12s %6s %10s  %s\n", "cols", "dtype", "softmax", "%copy",
               "log_softmax", "%copy", "same-copy", "softmax impl");
-  for (const auto& [s, l] : rows) {
-    const double same = same_size_copy[static_cast<size_t>(s.bytes / 2)];
+  for (const SweepRow& r : rows) {
+    const BenchResult& s = r.softmax;
+    const BenchResult& l = r.log_softmax;
     std::printf("%6lld %9s %12.0f %5.0f%% %12.0f %5.0f%% %10.0f  %s\n",
                 static_cast<long long>(s.shape[1]), DataTypeName(s.dtype), s.gbps(),
-                100 * s.gbps() / copy.gbps(), l.gbps(), 100 * l.gbps() / copy.gbps(), same,
-                s.impl.c_str());
+                100 * s.gbps() / copy.gbps(), l.gbps(), 100 * l.gbps() / copy.gbps(),
+                r.same_size_copy_gbps, s.impl.c_str());
   }
   return Ok();
 }

@@ -1,27 +1,32 @@
 // What the L2 flush costs the kernel timed after it (docs/BENCHMARKS.md, 2026-11-22). `oflite
 // bench` flushes by writing 512 MB before each rep, which leaves L2 full of dirty lines: the
 // timed kernel's own accesses evict them, and their write-back shares the memory bus with it.
-// This times, after three flushes, our softmax, cudaMemcpy of the same bytes and a plain copy
-// kernel with and without L2 eviction hints:
+// For each case this times (median of 21 reps after 3 warm-up runs, a flush before each) our
+// softmax, cudaMemcpy of the same bytes and a plain copy kernel with and without L2 eviction
+// hints, under three flushes:
 //   fill       512 MB written by a kernel (what oflite bench does)
 //   memset     512 MB by cudaMemsetAsync
 //   fill+read  the fill, then a kernel reading another 512 MB (L2 left full of clean lines)
 //
-// Runs on the GPU machine against the installed package:
-//   nvcc -O2 -std=c++17 -arch=sm_90 -I$PREFIX/include -I$PREFIX/include/oneflow_lite \
+// Runs on the GPU machine against the installed package (PREFIX):
+//   nvcc -O2 -std=c++17 -arch=sm_90 -I$PREFIX/include/oneflow_lite
 //     tools/reference/l2_flush_probe.cu -o l2_flush_probe -L$PREFIX/lib -loneflow_lite -lglog
-//   ./l2_flush_probe f:128:softmax h:1024:log_softmax f:16384:copy   (f float32, h float16;
-//   rows = 49152; "copy" times the copies only)
+//   ./l2_flush_probe f:128:softmax h:1024:log_softmax f:16384:copy
+// Cases are DTYPE:COLS:WHAT over 49152 rows: DTYPE f (float32) or h (float16), WHAT softmax,
+// log_softmax, or copy (the copies only). Inputs hold 0.5 everywhere: the figures compare
+// flushes, not data.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "oneflow_lite/oneflow_lite.h"
-#include "oneflow_lite/primitive/softmax.h"
+#include "primitive/softmax.h"
 
 namespace {
 
@@ -101,12 +106,15 @@ __device__ void Store(float4* a, float4 v, uint64_t policy) {
 }
 
 // Each thread copies two 16-byte packs, both loads issued before either store.
+constexpr int kCopyThreads = 128;
+constexpr int kCopyPacksPerThread = 2;
+
 template <Hint kHint>
 __global__ void Copy(const float4* x, float4* y, size_t n) {
   const uint64_t policy = kHint == kPlain || kHint == kStreaming ? 0 : EvictFirstPolicy();
-  const size_t i0 = blockIdx.x * size_t{blockDim.x} * 2 + threadIdx.x;
-  const size_t i1 = i0 + blockDim.x;
-  float4 a, b;
+  const size_t i0 = blockIdx.x * size_t{kCopyThreads} * kCopyPacksPerThread + threadIdx.x;
+  const size_t i1 = i0 + kCopyThreads;
+  float4 a{}, b{};
   if (i0 < n) a = Load<kHint>(x + i0, policy);
   if (i1 < n) b = Load<kHint>(x + i1, policy);
   if (i0 < n) Store<kHint>(y + i0, a, policy);
@@ -119,8 +127,13 @@ struct Flusher {
   float* clean = nullptr;
   float* sink = nullptr;
   cudaStream_t stream;
+  unsigned grid = 0;  // 16 blocks of 128 threads an SM
 
   explicit Flusher(cudaStream_t s) : stream(s) {
+    int device = 0, sms = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    grid = static_cast<unsigned>(sms) * 16;
     CUDA_CHECK(cudaMalloc(&dirty, kBytes));
     CUDA_CHECK(cudaMalloc(&clean, kBytes));
     CUDA_CHECK(cudaMalloc(&sink, sizeof(float)));
@@ -131,9 +144,9 @@ struct Flusher {
       CUDA_CHECK(cudaMemsetAsync(dirty, rep, kBytes, stream));
       return;
     }
-    Fill<<<132 * 16, 128, 0, stream>>>(dirty, kBytes / 4, rep + 1.0f);
+    Fill<<<grid, 128, 0, stream>>>(dirty, kBytes / 4, rep + 1.0f);
     if (mode == 2) {
-      Read<<<132 * 16, 128, 0, stream>>>(reinterpret_cast<const float4*>(clean), kBytes / 16, sink);
+      Read<<<grid, 128, 0, stream>>>(reinterpret_cast<const float4*>(clean), kBytes / 16, sink);
     }
     CUDA_CHECK(cudaGetLastError());
   }
@@ -170,62 +183,95 @@ float MedianMs(const Flusher& flush, int mode, F run) {
 
 template <Hint kHint>
 void LaunchCopy(const float4* x, float4* y, size_t n, cudaStream_t s) {
-  Copy<kHint><<<static_cast<unsigned>((n + 255) / 256), 128, 0, s>>>(x, y, n);
+  constexpr size_t kPacksPerBlock = size_t{kCopyThreads} * kCopyPacksPerThread;
+  const auto grid = static_cast<unsigned>((n + kPacksPerBlock - 1) / kPacksPerBlock);
+  Copy<kHint><<<grid, kCopyThreads, 0, s>>>(x, y, n);
+}
+using CopyLauncher = void (*)(const float4*, float4*, size_t, cudaStream_t);
+const CopyLauncher kCopies[] = {LaunchCopy<kPlain>, LaunchCopy<kLoadEvictFirst>,
+                                LaunchCopy<kStoreEvictFirst>, LaunchCopy<kBothEvictFirst>,
+                                LaunchCopy<kStreaming>};
+
+struct Case {
+  DataType dtype;
+  int64_t cols;
+  std::string what;  // softmax, log_softmax or copy
+};
+
+bool ParseCase(const char* text, Case* c) {
+  char dtype = 0;
+  long cols = 0;
+  char what[32] = {};
+  if (std::sscanf(text, "%c:%ld:%31s", &dtype, &cols, what) != 3 || cols < 1 ||
+      (dtype != 'f' && dtype != 'h')) {
+    return false;
+  }
+  c->dtype = dtype == 'h' ? DataType::kFloat16 : DataType::kFloat32;
+  c->cols = cols;
+  c->what = what;
+  return c->what == "softmax" || c->what == "log_softmax" || c->what == "copy";
+}
+
+// One line per flush: our function (unless c.what is copy), cudaMemcpy, the copy kernels.
+void RunCase(const Case& c, ep::Stream* stream, const Flusher& flush) {
+  constexpr int64_t kRows = 49152;
+  const Shape shape{kRows, c.cols};
+  const Tensor x = Unwrap(Tensor::Full(shape, 0.5, c.dtype, Device::Cuda(0)));
+  Tensor y = Unwrap(Tensor::Empty(shape, c.dtype, Device::Cuda(0)));
+  const size_t bytes = x.nbytes();
+  const auto* xs = static_cast<const float4*>(x.data());
+  auto* ys = static_cast<float4*>(y.mut_data());
+  const bool log = c.what == "log_softmax";
+  auto softmax = primitive::NewPrimitive<primitive::SoftmaxFactory>(DeviceType::kCUDA, c.dtype);
+  auto log_softmax =
+      primitive::NewPrimitive<primitive::LogSoftmaxFactory>(DeviceType::kCUDA, c.dtype);
+  if (softmax == nullptr || log_softmax == nullptr) {
+    std::printf("no CUDA softmax primitive for %s\n", DataTypeName(c.dtype));
+    std::exit(1);
+  }
+  auto gbps = [&](float ms) { return 2.0 * bytes / (ms * 1e6); };
+  for (int mode = 0; mode < 3; ++mode) {
+    std::printf("%s:%lld %.1f MB flush=%-9s", DataTypeName(c.dtype), static_cast<long long>(c.cols),
+                bytes / 1e6, kFlushNames[mode]);
+    if (c.what != "copy") {
+      const float ms = MedianMs(flush, mode, [&] {
+        const Maybe<void> r =
+            log ? log_softmax->Launch(stream, kRows, c.cols, x.data(), y.mut_data())
+                : softmax->Launch(stream, kRows, c.cols, x.data(), y.mut_data());
+        if (!r.ok()) {
+          std::printf("error: %s\n", r.error().message().c_str());
+          std::exit(1);
+        }
+      });
+      std::printf(" %s %.0f |", c.what.c_str(), gbps(ms));
+    }
+    std::printf(
+        " memcpy %.0f", gbps(MedianMs(flush, mode, [&] {
+          CUDA_CHECK(cudaMemcpyAsync(ys, xs, bytes, cudaMemcpyDeviceToDevice, flush.stream));
+        })));
+    for (int h = 0; h < 5; ++h) {
+      const float ms = MedianMs(flush, mode, [&] { kCopies[h](xs, ys, bytes / 16, flush.stream); });
+      std::printf(" %s %.0f", kHintNames[h], gbps(ms));
+    }
+    std::printf("\n");
+  }
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  ep::Device* device = Unwrap(ep::GetDevice(Device::Cuda(0)));
-  ep::Stream* stream = device->default_stream();
-  const auto s = static_cast<cudaStream_t>(Unwrap(stream->NativeHandle()));
-  const Flusher flush(s);
-  constexpr int64_t kRows = 49152;
+  std::vector<Case> cases(static_cast<size_t>(std::max(argc - 1, 0)));
   for (int a = 1; a < argc; ++a) {
-    char dtype = 0;
-    long cols = 0;
-    char what[32] = {};
-    if (std::sscanf(argv[a], "%c:%ld:%31s", &dtype, &cols, what) != 3 || cols < 1) {
+    if (!ParseCase(argv[a], &cases[static_cast<size_t>(a - 1)])) {
       std::printf("usage: %s f|h:COLS:softmax|log_softmax|copy ...\n", argv[0]);
       return 1;
     }
-    const DataType t = dtype == 'h' ? DataType::kFloat16 : DataType::kFloat32;
-    const Shape shape{kRows, cols};
-    const Tensor x = Unwrap(Tensor::Full(shape, 0.5, t, Device::Cuda(0)));
-    Tensor y = Unwrap(Tensor::Empty(shape, t, Device::Cuda(0)));
-    const size_t bytes = x.nbytes();
-    const size_t n = bytes / 16;
-    const auto* xs = static_cast<const float4*>(x.data());
-    auto* ys = static_cast<float4*>(y.mut_data());
-    const std::string op = what;
-    const bool log = op == "log_softmax";
-    auto softmax = primitive::NewPrimitive<primitive::SoftmaxFactory>(DeviceType::kCUDA, t);
-    auto log_softmax = primitive::NewPrimitive<primitive::LogSoftmaxFactory>(DeviceType::kCUDA, t);
-    auto gbps = [&](float ms) { return 2.0 * bytes / (ms * 1e6); };
-    for (int mode = 0; mode < 3; ++mode) {
-      std::printf("%c:%ld %.1f MB flush=%-9s", dtype, cols, bytes / 1e6, kFlushNames[mode]);
-      if (op != "copy") {
-        const float ms = MedianMs(flush, mode, [&] {
-          const auto r = log ? log_softmax->Launch(stream, kRows, cols, x.data(), y.mut_data())
-                             : softmax->Launch(stream, kRows, cols, x.data(), y.mut_data());
-          if (!r.ok()) std::exit(1);
-        });
-        std::printf(" %s %.0f |", op.c_str(), gbps(ms));
-      }
-      std::printf(" memcpy %.0f", gbps(MedianMs(flush, mode, [&] {
-                    CUDA_CHECK(cudaMemcpyAsync(ys, xs, bytes, cudaMemcpyDeviceToDevice, s));
-                  })));
-      const float copy_ms[] = {
-          MedianMs(flush, mode, [&] { LaunchCopy<kPlain>(xs, ys, n, s); }),
-          MedianMs(flush, mode, [&] { LaunchCopy<kLoadEvictFirst>(xs, ys, n, s); }),
-          MedianMs(flush, mode, [&] { LaunchCopy<kStoreEvictFirst>(xs, ys, n, s); }),
-          MedianMs(flush, mode, [&] { LaunchCopy<kBothEvictFirst>(xs, ys, n, s); }),
-          MedianMs(flush, mode, [&] { LaunchCopy<kStreaming>(xs, ys, n, s); })};
-      for (int h = 0; h < 5; ++h) {
-        std::printf(" %s %.0f", kHintNames[h], gbps(copy_ms[h]));
-      }
-      std::printf("\n");
-    }
+  }
+  ep::Device* device = Unwrap(ep::GetDevice(Device::Cuda(0)));
+  ep::Stream* stream = device->default_stream();
+  const Flusher flush(static_cast<cudaStream_t>(Unwrap(stream->NativeHandle())));
+  for (const Case& c : cases) {
+    RunCase(c, stream, flush);
   }
   return 0;
 }

@@ -125,6 +125,9 @@ std::string DescribeLaunch(const LaunchInfo& info) {
     if (info.whole_sm) {
       text += " whole-sm";
     }
+    if (info.floats_kept) {
+      text += " floats-kept";
+    }
   }
   return text;
 }

@@ -79,7 +79,7 @@ __device__ __forceinline__ C BlockAllReduceAnySize(C v, Op op, C* partials) {
 // that holds two elements (a shift or a mask) in volatile asm, which the compiler neither merges
 // nor hoists: with the plain conversion it converted each held value once for both passes and
 // kept the floats, so 64 values spilled and 40 took 58-63 registers instead of 44-48 (rows of
-// whole packs). At 32 values the plain conversion takes 60-62 registers against 46; the
+// whole packs). At 32 values the plain conversion takes 60-62 registers against 44-46; the
 // launcher picks which (see KeepsFloats).
 template <bool kOpaque, typename T, int kPack>
 __device__ __forceinline__ float HeldValue(const Pack<T, kPack>& pack, int i) {

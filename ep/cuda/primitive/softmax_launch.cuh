@@ -310,7 +310,14 @@ cudaError_t LaunchBlockRegister(const CudaDeviceProperties& props, cudaStream_t 
   const int64_t limit = GetSoftmaxGridLimitOverride();
   const auto grid = static_cast<unsigned>(std::min<int64_t>(rows, limit > 0 ? limit : INT32_MAX));
   kernel<<<grid, block, smem, stream>>>(x, y, rows, cols, smem_packs);
-  *info = {"register", kBlockPack<T>, block, 0, (kPacks + smem_packs) * kBlockPack<T>, 0, kWholeSm};
+  *info = {"register",
+           kBlockPack<T>,
+           block,
+           0,
+           (kPacks + smem_packs) * kBlockPack<T>,
+           0,
+           kWholeSm,
+           std::is_same_v<T, __nv_bfloat16> && !kOpaque};
   return cudaGetLastError();
 }
 
@@ -445,22 +452,27 @@ RegisterPlan RegisterAutoPlan(int64_t cols, bool packed) {
 
 // Whether a bfloat16 block of 32 values a thread keeps its values as floats between the passes
 // (HeldValue's plain conversion, 60-62 registers, 1024 threads an SM) rather than converting
-// them in each pass (46 registers, 1280-1344 threads). Keeping floats saves instructions, but
-// only pays where its 1024 threads still keep enough bytes in flight: in blocks of 32, 64 or
-// 128 threads that the row (nearly) fills. With a quarter of a warp or more idle, or blocks
-// that leave threads of the SM unused, converting in each pass was faster. GB/s, 49152 rows,
-// same job, keeping floats -> converting in each pass, softmax / log_softmax:
-//   full blocks:    1024 3813 -> 3774 / 3772 -> 3779, 2048 4073 -> 4054 / 4073 -> 4064,
-//                   4096 4143 -> 4072 / 4081 -> 4066, 4000 (125 of 128 threads) 4108 -> 4108 /
-//                   4146 -> 4101, 2000 (63 of 64) 4024 -> 4028 / 4043 -> 4030
-//   idle threads:   1536 (48 of 64) 3658 -> 3793 / 3726 -> 3822, 2560 (80 of 96) 3784 ->
-//                   4008 / 3895 -> 4054, 3584 (112 of 128) 3975 -> 4150 / 4085 -> 4161
-//   96 threads:     3000 3981 -> 4045 / 4060 -> 4039, 3072 4085 -> 4108 / 4154 -> 4102
-//   256 threads:    8192 3980 -> 4163 (softmax; it held 64 values before, 4105) / 4088 -> 4113
+// them in each pass (44-46 registers, 1280-1344 threads). Keeping floats saves instructions, but
+// measured faster only in blocks of 64 or 128 threads whose 4 x block pack slots the row
+// (nearly) fills. Where a row leaves 64 slots or more empty (-inf padding, spread over the
+// threads' last packs), or the block size leaves threads of the SM unused (96, 192, 224) or is
+// 256, converting in each pass was faster. Blocks of 32 threads keep floats: the limit of 32
+// blocks an SM caps both at 1024 threads, and 1000-1024 columns measured alike. GB/s, 49152
+// rows, same job, keeping floats -> converting in each pass, softmax / log_softmax (packs /
+// slots):
+//   full:   1024 (128 / 128) 3813 -> 3774 / 3772 -> 3779, 2048 (256 / 256) 4073 -> 4054 /
+//           4073 -> 4064, 4096 (512 / 512) 4143 -> 4072 / 4081 -> 4066, 4000 (500 / 512) 4108
+//           -> 4108 / 4146 -> 4101, 2000 (250 / 256) 4024 -> 4028 / 4043 -> 4030
+//   empty:  1536 (192 / 256) 3658 -> 3793 / 3726 -> 3822, 2560 (320 / 384) 3784 -> 4008 /
+//           3895 -> 4054, 3584 (448 / 512) 3975 -> 4150 / 4085 -> 4161
+//   96:     3000 3981 -> 4045 / 4060 -> 4039, 3072 4085 -> 4108 / 4154 -> 4102
+//   256:    8192 3980 -> 4178 (softmax; it held 64 values before, 4105) / 4088 -> 4113
+// Rows that start mid-pack count their whole packs at most (CoveredCols; a row whose head is
+// split off holds one fewer).
 template <typename T>
 bool KeepsFloats(int64_t cols, int block) {
-  const int64_t threads = (CoveredCols<T>(cols) / kBlockPack<T> + 3) / 4;  // that hold packs
-  return (block == 32 || block == 64 || block == 128) && threads > block - 8;
+  const int64_t empty_slots = 4 * int64_t{block} - CoveredCols<T>(cols) / kBlockPack<T>;
+  return block == 32 || ((block == 64 || block == 128) && empty_slots < 32);
 }
 
 // Launches the register kernel holding `values` per thread in registers (8 or 16 for float32,
