@@ -394,8 +394,13 @@ Maybe<void> Sweep(const BenchOptions& options) {
   OFLITE_ASSIGN_OR_RETURN(
       copy, BenchCopy(device, size_t{1} << 31, options.warmup, options.reps, &timing));
   std::cerr << "copy 2 GiB: " << copy.gbps() << " GB/s\n";
-  std::vector<BenchResult> printed = {copy};  // for --json, in the order run
-  std::map<size_t, double> same_size_copy;    // tensor bytes -> GB/s, timed once per size
+  auto print_json = [&](const BenchResult& r) {
+    if (options.json) {
+      std::cout << ToJson(r) << "\n";
+    }
+  };
+  print_json(copy);
+  std::map<size_t, double> same_size_copy;  // tensor bytes -> GB/s, timed once per size
   std::vector<SweepRow> rows;
   for (DataType dtype : {DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16}) {
     for (int64_t cols : kSweepCols) {
@@ -405,7 +410,7 @@ Maybe<void> Sweep(const BenchOptions& options) {
         BenchResult c;
         OFLITE_ASSIGN_OR_RETURN(c, BenchCopy(device, bytes, options.warmup, options.reps, &timing));
         same_size_copy[bytes] = c.gbps();
-        printed.push_back(c);
+        print_json(c);
       }
       SweepRow row;
       row.same_size_copy_gbps = same_size_copy.at(bytes);
@@ -413,14 +418,9 @@ Maybe<void> Sweep(const BenchOptions& options) {
           row.softmax, BenchSweepFunction("softmax", shape, dtype, device, options, &timing));
       OFLITE_ASSIGN_OR_RETURN(row.log_softmax, BenchSweepFunction("log_softmax", shape, dtype,
                                                                   device, options, &timing));
-      printed.push_back(row.softmax);
-      printed.push_back(row.log_softmax);
+      print_json(row.softmax);
+      print_json(row.log_softmax);
       rows.push_back(row);
-    }
-  }
-  if (options.json) {
-    for (const BenchResult& r : printed) {
-      std::cout << ToJson(r) << "\n";
     }
   }
   std::printf("\nrows=%lld, copy bandwidth %.0f GB/s (%s)\n", static_cast<long long>(kSweepRows),

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <string>
 #include <utility>
 #include <vector>
@@ -191,6 +192,7 @@ using CopyLauncher = void (*)(const float4*, float4*, size_t, cudaStream_t);
 const CopyLauncher kCopies[] = {LaunchCopy<kPlain>, LaunchCopy<kLoadEvictFirst>,
                                 LaunchCopy<kStoreEvictFirst>, LaunchCopy<kBothEvictFirst>,
                                 LaunchCopy<kStreaming>};
+static_assert(std::size(kCopies) == std::size(kHintNames), "a name for every copy kernel");
 
 struct Case {
   DataType dtype;
@@ -249,7 +251,7 @@ void RunCase(const Case& c, ep::Stream* stream, const Flusher& flush) {
         " memcpy %.0f", gbps(MedianMs(flush, mode, [&] {
           CUDA_CHECK(cudaMemcpyAsync(ys, xs, bytes, cudaMemcpyDeviceToDevice, flush.stream));
         })));
-    for (int h = 0; h < 5; ++h) {
+    for (size_t h = 0; h < std::size(kCopies); ++h) {
       const float ms = MedianMs(flush, mode, [&] { kCopies[h](xs, ys, bytes / 16, flush.stream); });
       std::printf(" %s %.0f", kHintNames[h], gbps(ms));
     }

@@ -471,7 +471,8 @@ RegisterPlan RegisterAutoPlan(int64_t cols, bool packed) {
 // split off holds one fewer).
 template <typename T>
 bool KeepsFloats(int64_t cols, int block) {
-  const int64_t empty_slots = 4 * int64_t{block} - CoveredCols<T>(cols) / kBlockPack<T>;
+  constexpr int64_t kPacksPerThread = 32 / kBlockPack<T>;  // the blocks of 32 values it decides
+  const int64_t empty_slots = kPacksPerThread * block - CoveredCols<T>(cols) / kBlockPack<T>;
   return block == 32 || ((block == 64 || block == 128) && empty_slots < 32);
 }
 
