@@ -232,9 +232,11 @@ TEST_F(CudaSoftmaxTest, ForcedPathsAreTheOnesThatRan) {
       // of the 16-value softmax plan (8193-16384 columns)
       {{3, 1000}, DataType::kFloat32, 4, "[register pack=4 block=128 cols/thread=8]"},
       {{2, 10000}, DataType::kFloat32, 4, "[register pack=4 block=640 cols/thread=16]"},
-      // a 16-bit row that starts mid-pack: 127 or 128 whole packs, one warp of 32 values, its
-      // head and tail elements one a thread; rows with more packs: one warp of 40 values
-      {{3, 1025}, DataType::kFloat16, 4, "[register pack=8 block=32 cols/thread=32]"},
+      // a 16-bit row that starts mid-pack: 127 or 128 whole packs, one warp of 32 values (the
+      // one-warp kernel), its head and tail elements one a thread; rows with more packs: one
+      // warp of 40 values
+      {{3, 1025}, DataType::kFloat16, 4, "[register pack=8 block=32 cols/thread=32 one-warp]"},
+      {{3, 1024}, DataType::kBFloat16, 4, "[register pack=8 block=32 cols/thread=32 one-warp]"},
       {{3, 1033}, DataType::kBFloat16, 4, "[register pack=8 block=32 cols/thread=40]"},
       // 16-bit rows of 4097-8192 columns: 32 values a thread; from 8193 on 64. bfloat16 blocks
       // of 32 values keep them as floats between the passes only where a block of 32-128

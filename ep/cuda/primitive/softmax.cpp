@@ -128,6 +128,9 @@ std::string DescribeLaunch(const LaunchInfo& info) {
     if (info.floats_kept) {
       text += " floats-kept";
     }
+    if (info.one_warp) {
+      text += " one-warp";
+    }
   }
   return text;
 }

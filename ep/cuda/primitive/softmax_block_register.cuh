@@ -11,6 +11,10 @@
 // more share an SM, which a row cached whole in shared memory (one 1024-thread block at 32768
 // float32 columns) does not allow. Longer float32 rows take one block of 32 values a thread an
 // SM after all, kept short between its loads and stores (kWholeSm, WholePacks).
+//
+// 16-bit rows that one warp holds (blocks of 32 threads, 32 values each) take a one-warp
+// variant (kOneWarp) that holds floats and computes exp once, as float32 rows do: such blocks
+// are capped at 32 an SM, 1024 threads, so up to 64 registers a thread cost them nothing.
 #ifndef ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SOFTMAX_BLOCK_REGISTER_CUH_
 #define ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SOFTMAX_BLOCK_REGISTER_CUH_
 
@@ -45,13 +49,13 @@ __device__ __forceinline__ C Identity(SumOp) {
 // ways, and took 16-bit log_softmax of 64 values 40-45% slower. With a NaN among the totals
 // lanes may end with different maxes (Max is not symmetric in a NaN); the row still ends NaN
 // through its sum, as with the first stage's butterfly.
-template <bool kButterfly = false, typename C, typename Op>
+template <bool kButterfly = false, bool kOneWarp = false, typename C, typename Op>
 __device__ __forceinline__ C BlockAllReduceAnySize(C v, Op op, C* partials) {
 #pragma unroll
   for (int mask = 16; mask > 0; mask /= 2) {
     v = op(v, ShflXor<32>(v, mask));
   }
-  if (blockDim.x == 32) {
+  if (kOneWarp || blockDim.x == 32) {
     return v;  // one warp: the butterfly has left every lane the total
   }
   if (threadIdx.x % 32 == 0) {
@@ -95,6 +99,27 @@ __device__ __forceinline__ float HeldValue(const Pack<T, kPack>& pack, int i) {
   } else {
     return ToCompute(pack.elem[i]);
   }
+}
+
+// -inf in every element of a 32-bit word of 16-bit values.
+template <typename T>
+constexpr uint32_t kNegativeInfinityPair = std::is_same_v<T, __half> ? 0xfc00fc00u : 0xff80ff80u;
+
+// The 16-byte pack at src if `in`, else -inf in every element, built and loaded as 32-bit words.
+// Set element by element, 16-bit padding made the compiler merge loaded and padding packs 16 bits
+// at a time: about 50 byte permutes a row in one-warp blocks of 32 values.
+template <typename T, int kPack>
+__device__ __forceinline__ Pack<T, kPack> LoadPackOrNegativeInfinity(const Pack<T, kPack>* src,
+                                                                     bool in) {
+  static_assert(sizeof(T) == 2 && sizeof(Pack<T, kPack>) == sizeof(uint4), "16-bit packs");
+  constexpr uint32_t kW = kNegativeInfinityPair<T>;
+  uint4 words = make_uint4(kW, kW, kW, kW);
+  if (in) {
+    words = *reinterpret_cast<const uint4*>(src);
+  }
+  Pack<T, kPack> pack;
+  memcpy(&pack, &words, sizeof(words));
+  return pack;
 }
 
 // f(q, pack) over this thread's spilled packs that lie inside the row (slot q holds the row's
@@ -150,6 +175,10 @@ struct CoveringPacks {
   // Mask). A pack past the tensor's end loads element by element, repeating the row's last
   // element where the tensor has ended (Mask then sets those to -inf), which takes float32's
   // kernels fewer registers than a branch per element (32 instead of 52 at 16 values).
+  // Pack `pack` as stored, for packs that do not overrun.
+  __device__ __forceinline__ const Pack<T, kPack>* PackAt(const T* row, int pack) const {
+    return reinterpret_cast<const Pack<T, kPack>*>(PackStart(row, pack));
+  }
   template <typename C>
   __device__ __forceinline__ void Load(const T* row, int pack, T* v) const {
     if (overrun && pack == packs - 1) {
@@ -159,8 +188,7 @@ struct CoveringPacks {
         v[i] = row[c < cols ? c : cols - 1];
       }
     } else {
-      *reinterpret_cast<Pack<T, kPack>*>(v) =
-          *reinterpret_cast<const Pack<T, kPack>*>(PackStart(row, pack));
+      *reinterpret_cast<Pack<T, kPack>*>(v) = *PackAt(row, pack);
     }
   }
   // Sets an edge's elements of other rows to -inf. Called once all of a thread's loads are
@@ -203,9 +231,12 @@ struct PacksFromBoundary {
   int head = 0;
   int packs = 0;
 
+  __device__ __forceinline__ const P* PackAt(const T* row, int pack) const {
+    return reinterpret_cast<const P*>(row + head) + pack;
+  }
   template <typename C>
   __device__ __forceinline__ void Load(const T* row, int pack, T* v) const {
-    *reinterpret_cast<P*>(v) = reinterpret_cast<const P*>(row + head)[pack];
+    *reinterpret_cast<P*>(v) = *PackAt(row, pack);
   }
   template <typename C>
   __device__ __forceinline__ void Mask(int, T*) const {}
@@ -279,18 +310,28 @@ using RegisterRowLayout = std::conditional_t<sizeof(T) == 2 && !kAligned, PacksA
 // issued, read back only by the thread that copied them (so no barrier guards them), and
 // stored from their raw values with exp computed again.
 // kWholeSm: the block is its SM's only one (see WholePacks). kOpaque: see HeldValue.
+// kOneWarp: a 16-bit block of 32 threads (see the top of this file). Its threads' stride is a
+// constant, its reductions are one warp's, its packs load as words (LoadPackOrNegativeInfinity),
+// and it holds exp(x - max) (softmax) or x - max (log_softmax) as floats between the passes.
+// Against the 16-bit kernel (same job, GB/s, softmax / log_softmax): float16 1024 columns
+// 3756 -> 3804 / 3761 -> 3772, 1000 3688 -> 3762 / 3744 -> 3719, bfloat16 1000 3677 -> 3751 /
+// 3692 -> 3717; rows that start mid-pack: 701 float16 3426 -> 3565 / 3482 -> 3574, bfloat16
+// 3331 -> 3557 / 3410 -> 3568.
 template <typename T, typename C, Algorithm kAlgorithm, int kPacks, bool kSpill, bool kAligned,
-          bool kWholeSm, bool kOpaque>
-__global__ void __launch_bounds__(kRegisterMaxBlockThreads)
+          bool kWholeSm, bool kOpaque, bool kOneWarp>
+__global__ void __launch_bounds__(kOneWarp ? 32 : kRegisterMaxBlockThreads)
     BlockRegisterSoftmaxKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows,
                                int64_t cols, int smem_packs) {
   static_assert(kAligned || !kSpill, "only rows of whole packs spill");
   static_assert(!kWholeSm || (kAligned && !kSpill), "whole-SM blocks hold whole packs");
+  static_assert(!kOneWarp || (sizeof(T) == 2 && !kSpill && !kWholeSm),
+                "one-warp blocks hold 16-bit rows in registers");
   constexpr int kPack = kBlockPack<T>;
-  constexpr bool kRaw = sizeof(T) == 2;
-  // Registers hold rows as stored: 16-bit values as loaded, float32 (its own compute type)
-  // exp(x - max) between the passes.
-  static_assert(kRaw || std::is_same_v<T, C>, "rows load as stored");
+  constexpr bool kRaw = sizeof(T) == 2 && !kOneWarp;
+  // Registers hold rows as stored (16-bit values as loaded), float32 exp(x - max) between the
+  // passes, and one-warp blocks floats in `held`.
+  static_assert(kRaw || kOneWarp || std::is_same_v<T, C>, "rows load as stored");
+  const int threads = kOneWarp ? 32 : static_cast<int>(blockDim.x);
   using S = SumType<T, C, kAlgorithm>;
   using P = Pack<T, kPack>;
   __shared__ C max_partials[32];
@@ -298,7 +339,7 @@ __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
   extern __shared__ __align__(16) unsigned char spill_bytes[];
   // This thread's q-th shared slot is spill[q * blockDim.x]: only its owner reads or writes it.
   P* const spill = reinterpret_cast<P*>(spill_bytes) + threadIdx.x;
-  const int first_spilled = kPacks * static_cast<int>(blockDim.x);
+  const int first_spilled = kPacks * threads;
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const T* row_x = x + row * cols;
     using Layout = std::conditional_t<kWholeSm, WholePacks<T>, RegisterRowLayout<T, kAligned>>;
@@ -318,8 +359,10 @@ __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
     Pack<T, kPack> buf[kPacks];
 #pragma unroll
     for (int p = 0; p < kPacks; ++p) {
-      const int pack = static_cast<int>(threadIdx.x + p * blockDim.x);
-      if (pack < packs) {
+      const int pack = static_cast<int>(threadIdx.x) + p * threads;
+      if constexpr (kOneWarp) {  // 16-bit layouts load whole packs inside the tensor
+        buf[p] = LoadPackOrNegativeInfinity(cover.PackAt(row_x, pack), pack < packs);
+      } else if (pack < packs) {
         cover.template Load<C>(row_x, pack, buf[p].elem);
       } else {
 #pragma unroll
@@ -331,7 +374,7 @@ __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
     if constexpr (!kAligned) {
 #pragma unroll
       for (int p = 0; p < kPacks; ++p) {
-        cover.template Mask<C>(static_cast<int>(threadIdx.x + p * blockDim.x), buf[p].elem);
+        cover.template Mask<C>(static_cast<int>(threadIdx.x) + p * threads, buf[p].elem);
       }
     }
     C edge = NegativeInfinity<C>();  // this thread's head or tail element, if it has one
@@ -354,14 +397,19 @@ __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
     if constexpr (Layout::kEdgeElements) {
       local_max = Max(local_max, edge);
     }
-    const C max = BlockAllReduceAnySize<kWholeSm>(local_max, MaxOp(), max_partials);
+    const C max = BlockAllReduceAnySize<kWholeSm, kOneWarp>(local_max, MaxOp(), max_partials);
     S sum = 0;
+    C held[kOneWarp ? kPacks : 1][kPack];
 #pragma unroll
     for (int p = 0; p < kPacks; ++p) {
 #pragma unroll
       for (int i = 0; i < kPack; ++i) {
         T& v = buf[p].elem[i];
-        if constexpr (kRaw) {
+        if constexpr (kOneWarp) {
+          const C d = HeldValue<false>(buf[p], i) - max;
+          held[p][i] = kAlgorithm == Algorithm::kSoftmax ? ExpFor<T, kAlgorithm>(d) : d;
+          sum += kAlgorithm == Algorithm::kSoftmax ? held[p][i] : ExpFor<T, kAlgorithm>(d);
+        } else if constexpr (kRaw) {
           sum += ExpFor<T, kAlgorithm>(HeldValue<kOpaque>(buf[p], i) - max);
         } else if (kAlgorithm == Algorithm::kSoftmax) {
           v = ExpFor<T, kAlgorithm>(v - max);
@@ -383,18 +431,23 @@ __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
     if constexpr (Layout::kEdgeElements) {
       sum += ExpFor<T, kAlgorithm>(edge - max);
     }
-    sum = BlockAllReduceAnySize<kWholeSm>(sum, SumOp(), sum_partials);
+    sum = BlockAllReduceAnySize<kWholeSm, kOneWarp>(sum, SumOp(), sum_partials);
     const C scale = RowScale<kAlgorithm, C>(sum);
     T* row_y = y + row * cols;
 #pragma unroll
     for (int p = 0; p < kPacks; ++p) {
-      const int pack = static_cast<int>(threadIdx.x + p * blockDim.x);
+      const int pack = static_cast<int>(threadIdx.x) + p * threads;
       if (pack < packs) {
         C out[kPack];
 #pragma unroll
         for (int i = 0; i < kPack; ++i) {
-          // v: exp(x - max) for float32 softmax, x - max otherwise
-          C v = HeldValue<kOpaque>(buf[p], i);
+          // v: exp(x - max) for float32 and one-warp softmax, x - max otherwise
+          C v;
+          if constexpr (kOneWarp) {
+            v = held[p][i];
+          } else {
+            v = HeldValue<kOpaque>(buf[p], i);
+          }
           if constexpr (kRaw) {
             v -= max;
             v = kAlgorithm == Algorithm::kSoftmax ? ExpFor<T, kAlgorithm>(v) : v;

@@ -289,13 +289,14 @@ inline cudaError_t RaiseDynamicSmemLimit(const CudaDeviceProperties& props, cons
 }
 
 template <typename T, Algorithm kAlgorithm, int kPacks, bool kSpill, bool kAligned,
-          bool kWholeSm = false, bool kOpaque = (kPacks * kBlockPack<T> > 32)>
+          bool kWholeSm = false, bool kOpaque = (kPacks * kBlockPack<T> > 32),
+          bool kOneWarp = false>
 cudaError_t LaunchBlockRegister(const CudaDeviceProperties& props, cudaStream_t stream,
                                 int64_t rows, int64_t cols, const T* x, T* y, int block,
                                 int smem_packs, LaunchInfo* info) {
   using C = CudaComputeType<T>;
-  const auto kernel =
-      BlockRegisterSoftmaxKernel<T, C, kAlgorithm, kPacks, kSpill, kAligned, kWholeSm, kOpaque>;
+  const auto kernel = BlockRegisterSoftmaxKernel<T, C, kAlgorithm, kPacks, kSpill, kAligned,
+                                                 kWholeSm, kOpaque, kOneWarp>;
   const size_t smem = kSpill ? static_cast<size_t>(smem_packs) * block * 16 : 0;
   if (smem > 0) {
     const cudaError_t err = RaiseDynamicSmemLimit(props, reinterpret_cast<const void*>(kernel));
@@ -317,7 +318,8 @@ cudaError_t LaunchBlockRegister(const CudaDeviceProperties& props, cudaStream_t 
            (kPacks + smem_packs) * kBlockPack<T>,
            0,
            kWholeSm,
-           std::is_same_v<T, __nv_bfloat16> && !kOpaque};
+           std::is_same_v<T, __nv_bfloat16> && !kOpaque && !kOneWarp,
+           kOneWarp};
   return cudaGetLastError();
 }
 
@@ -456,10 +458,10 @@ RegisterPlan RegisterAutoPlan(int64_t cols, bool packed) {
 // measured faster only in blocks of 64 or 128 threads whose 4 x block pack slots the row
 // (nearly) fills. Where a row leaves 64 slots or more empty (-inf padding, spread over the
 // threads' last packs), or the block size leaves threads of the SM unused (96, 192, 224) or is
-// 256, converting in each pass was faster. Blocks of 32 threads keep floats: the limit of 32
-// blocks an SM caps both at 1024 threads, and 1000-1024 columns measured alike. GB/s, 49152
-// rows, same job, keeping floats -> converting in each pass, softmax / log_softmax (packs /
-// slots):
+// 256, converting in each pass was faster. Blocks of 32 threads are not decided here: they take
+// the one-warp kernel, which holds floats and computes exp once (the limit of 32 blocks an SM
+// caps them at 1024 threads either way). GB/s, 49152 rows, same job, keeping floats ->
+// converting in each pass, softmax / log_softmax (packs / slots):
 //   full:   1024 (128 / 128) 3813 -> 3774 / 3772 -> 3779, 2048 (256 / 256) 4073 -> 4054 /
 //           4073 -> 4064, 4096 (512 / 512) 4143 -> 4072 / 4081 -> 4066, 4000 (500 / 512) 4108
 //           -> 4108 / 4146 -> 4101, 2000 (250 / 256) 4024 -> 4028 / 4043 -> 4030
@@ -473,7 +475,7 @@ template <typename T>
 bool KeepsFloats(int64_t cols, int block) {
   constexpr int64_t kPacksPerThread = 32 / kBlockPack<T>;  // the blocks of 32 values it decides
   const int64_t empty_slots = kPacksPerThread * block - CoveredCols<T>(cols) / kBlockPack<T>;
-  return block == 32 || ((block == 64 || block == 128) && empty_slots < 32);
+  return (block == 64 || block == 128) && empty_slots < 32;
 }
 
 // Launches the register kernel holding `values` per thread in registers (8 or 16 for float32,
@@ -511,6 +513,12 @@ cudaError_t LaunchBlockRegisterValues(const CudaDeviceProperties& props, cudaStr
   if constexpr (std::is_same_v<T, float> && kAligned) {
     if (cols > kFloatWholeSmAfterCols) {
       return LaunchBlockRegister<T, kAlgorithm, 32 / kPack, false, true, true>(
+          props, stream, rows, cols, x, y, block, 0, info);
+    }
+  }
+  if constexpr (sizeof(T) == 2) {
+    if (block == 32) {  // one warp a row: see kOneWarp
+      return LaunchBlockRegister<T, kAlgorithm, 32 / kPack, false, kAligned, false, false, true>(
           props, stream, rows, cols, x, y, block, 0, info);
     }
   }

@@ -27,6 +27,7 @@ struct LaunchInfo {
   int rows_per_access = 0;    // warp path
   bool whole_sm = false;      // register path: the block is its SM's only one (WholePacks)
   bool floats_kept = false;   // register path: bfloat16 values held as floats (KeepsFloats)
+  bool one_warp = false;      // register path: a 16-bit one-warp block (kOneWarp)
 };
 
 // "warp pack=4 lanes=32 cols/thread=32 rows/group=1", "smem pack=4 block=1024", ...
