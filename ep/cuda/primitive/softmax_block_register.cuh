@@ -314,9 +314,9 @@ using RegisterRowLayout = std::conditional_t<sizeof(T) == 2 && !kAligned, PacksA
 // constant, its reductions are one warp's, its packs load as words (LoadPackOrNegativeInfinity),
 // and it holds exp(x - max) (softmax) or x - max (log_softmax) as floats between the passes.
 // Against the 16-bit kernel (same job, GB/s, softmax / log_softmax): float16 1024 columns
-// 3756 -> 3804 / 3761 -> 3772, 1000 3688 -> 3762 / 3744 -> 3719, bfloat16 1000 3677 -> 3751 /
-// 3692 -> 3717; rows that start mid-pack: 701 float16 3426 -> 3565 / 3482 -> 3574, bfloat16
-// 3331 -> 3557 / 3410 -> 3568.
+// 3747 -> 3815 / 3756 -> 3770, bfloat16 1024 3745 -> 3820 / 3756 -> 3820, float16 1025
+// 3724 -> 3778 / 3733 -> 3742; 701 (another job) float16 3426 -> 3565 / 3482 -> 3574, bfloat16
+// 3331 -> 3557 / 3410 -> 3568. Triton's one-warp kernel stays 1-3.5% ahead at 1024.
 template <typename T, typename C, Algorithm kAlgorithm, int kPacks, bool kSpill, bool kAligned,
           bool kWholeSm, bool kOpaque, bool kOneWarp>
 __global__ void __launch_bounds__(kOneWarp ? 32 : kRegisterMaxBlockThreads)
