@@ -232,15 +232,15 @@ TEST_F(CudaSoftmaxTest, ForcedPathsAreTheOnesThatRan) {
       // of the 16-value softmax plan (8193-16384 columns)
       {{3, 1000}, DataType::kFloat32, 4, "[register pack=4 block=128 cols/thread=8]"},
       {{2, 10000}, DataType::kFloat32, 4, "[register pack=4 block=640 cols/thread=16]"},
-      // a 16-bit row that starts mid-pack: 127 or 128 whole packs, one warp of 32 values (the
-      // one-warp kernel), its head and tail elements one a thread; rows with more packs: one
-      // warp of 40 values
+      // 16-bit rows that one warp of 32 values holds take the one-warp kernel: a row that starts
+      // mid-pack (127 or 128 whole packs, its head and tail elements one a thread) and a row
+      // of whole packs; rows with more packs: one warp of 40 values (the general kernel)
       {{3, 1025}, DataType::kFloat16, 4, "[register pack=8 block=32 cols/thread=32 one-warp]"},
       {{3, 1024}, DataType::kBFloat16, 4, "[register pack=8 block=32 cols/thread=32 one-warp]"},
       {{3, 1033}, DataType::kBFloat16, 4, "[register pack=8 block=32 cols/thread=40]"},
       // 16-bit rows of 4097-8192 columns: 32 values a thread; from 8193 on 64. bfloat16 blocks
-      // of 32 values keep them as floats between the passes only where a block of 32-128
-      // threads is (nearly) full
+      // of 32 values keep them as floats between the passes only where a block of 64 or 128
+      // threads is (nearly) full (blocks of 32 take the one-warp kernel)
       {{2, 5120}, DataType::kFloat16, 4, "[register pack=8 block=160 cols/thread=32]"},
       {{2, 5120}, DataType::kBFloat16, 4, "[register pack=8 block=160 cols/thread=32]"},
       {{2, 4096}, DataType::kBFloat16, 4, "[register pack=8 block=128 cols/thread=32 floats-kept]"},
@@ -319,12 +319,13 @@ TEST_F(CudaSoftmaxTest, SharedMemorySizesInAnyOrder) {
 }
 
 // Rows of 3 hold the specials in scalar accesses; rows of 24 put them inside packs; rows of
-// 256 take the warp kernel's lanes of 8 values, whose float32 log_softmax sums plainly.
+// 256 take the warp kernel's lanes of 8 values, whose float32 log_softmax sums plainly; rows of
+// 1024 (whole packs) and 1025 (starting mid-pack) take the 16-bit one-warp register kernel.
 std::vector<std::pair<Shape, std::vector<double>>> SpecialValueCases() {
   const double inf = INFINITY, nan = NAN;
   std::vector<std::pair<Shape, std::vector<double>>> cases = {
       {Shape{4, 3}, {1, inf, 2, -inf, -inf, -inf, 1, nan, 3, -inf, 0, 0}}};
-  for (int64_t cols : {24, 256}) {
+  for (int64_t cols : {24, 256, 1024, 1025}) {
     const size_t n = static_cast<size_t>(cols);
     std::vector<double> wide(4 * n);
     for (size_t i = 0; i < wide.size(); ++i) {
@@ -367,24 +368,32 @@ TEST_F(CudaSoftmaxTest, SpecialValuesAgreeWithTheCpu) {
 
 // Outputs below float's smallest normal (exp(-88) and less) are still representable in float32
 // and bfloat16 (down to 2^-133): the 16-bit kernels' bare hardware exp2 flushes there, so they
-// compute softmax scaled by 2^64; a flushed output would be 0 and miss its value here.
+// compute softmax scaled by 2^64; a flushed output would be 0 and miss its value here. Rows of 8
+// and of 1024 (one max, the rest tiny or small, so the sum stays near 1; bfloat16 takes the
+// one-warp kernel there).
 TEST_F(CudaSoftmaxTest, OutputsBelowFloatsNormalRangeAreNotFlushed) {
-  const std::vector<double> row = {0, -88, -89, -90, -91, -92, -60, -1};
-  std::vector<double> values;
-  for (int r = 0; r < 3; ++r) {  // each row rotated, so the tiny values sit in every lane
-    for (size_t c = 0; c < row.size(); ++c) {
-      values.push_back(row[(c + static_cast<size_t>(r) * 3) % row.size()]);
+  const std::vector<double> tiny = {-88, -89, -90, -91, -92, -60};
+  for (size_t cols : {8, 1024}) {
+    std::vector<double> row = {0};
+    for (size_t c = 1; c < cols; ++c) {
+      row.push_back(cols == 8 && c == cols - 1 ? -1 : tiny[(c - 1) % tiny.size()]);
     }
-  }
-  const Shape shape = {3, static_cast<int64_t>(row.size())};
-  for (SoftmaxImpl impl : {SoftmaxImpl::kWarp, SoftmaxImpl::kBlockRegister, SoftmaxImpl::kBlockSmem,
-                           SoftmaxImpl::kBlockUncached}) {
-    ep::ScopedSoftmaxImpl forced(impl);
-    for (DataType dtype : {DataType::kFloat32, DataType::kBFloat16}) {
-      const RunResult r = RunOnCuda({MakeTensor(values, shape, dtype)}, false, false, 1);
-      ExpectAllClose(r.values, ReferenceSoftmax(values, shape, 1, false), SoftmaxTolerance(dtype),
-                     std::string(DataTypeName(dtype)) + " " + r.launch, SmallestNormal(dtype));
-      EXPECT_GT(*std::min_element(r.values.begin(), r.values.end()), 0) << r.launch;
+    std::vector<double> values;
+    for (size_t r = 0; r < 3; ++r) {  // each row rotated, so the tiny values sit in every lane
+      for (size_t c = 0; c < cols; ++c) {
+        values.push_back(row[(c + r * 3) % cols]);
+      }
+    }
+    const Shape shape = {3, static_cast<int64_t>(cols)};
+    for (SoftmaxImpl impl : {SoftmaxImpl::kWarp, SoftmaxImpl::kBlockRegister,
+                             SoftmaxImpl::kBlockSmem, SoftmaxImpl::kBlockUncached}) {
+      ep::ScopedSoftmaxImpl forced(impl);
+      for (DataType dtype : {DataType::kFloat32, DataType::kBFloat16}) {
+        const RunResult r = RunOnCuda({MakeTensor(values, shape, dtype)}, false, false, 1);
+        ExpectAllClose(r.values, ReferenceSoftmax(values, shape, 1, false), SoftmaxTolerance(dtype),
+                       std::string(DataTypeName(dtype)) + " " + r.launch, SmallestNormal(dtype));
+        EXPECT_GT(*std::min_element(r.values.begin(), r.values.end()), 0) << r.launch;
+      }
     }
   }
 }

@@ -49,13 +49,13 @@ __device__ __forceinline__ C Identity(SumOp) {
 // ways, and took 16-bit log_softmax of 64 values 40-45% slower. With a NaN among the totals
 // lanes may end with different maxes (Max is not symmetric in a NaN); the row still ends NaN
 // through its sum, as with the first stage's butterfly.
-template <bool kButterfly = false, bool kOneWarp = false, typename C, typename Op>
+template <bool kButterfly = false, typename C, typename Op>
 __device__ __forceinline__ C BlockAllReduceAnySize(C v, Op op, C* partials) {
 #pragma unroll
   for (int mask = 16; mask > 0; mask /= 2) {
     v = op(v, ShflXor<32>(v, mask));
   }
-  if (kOneWarp || blockDim.x == 32) {
+  if (blockDim.x == 32) {
     return v;  // one warp: the butterfly has left every lane the total
   }
   if (threadIdx.x % 32 == 0) {
@@ -105,17 +105,17 @@ __device__ __forceinline__ float HeldValue(const Pack<T, kPack>& pack, int i) {
 template <typename T>
 constexpr uint32_t kNegativeInfinityPair = std::is_same_v<T, __half> ? 0xfc00fc00u : 0xff80ff80u;
 
-// The 16-byte pack at src if `in`, else -inf in every element, built and loaded as 32-bit words.
-// Set element by element, 16-bit padding made the compiler merge loaded and padding packs 16 bits
-// at a time: about 50 byte permutes a row in one-warp blocks of 32 values.
-template <typename T, int kPack>
-__device__ __forceinline__ Pack<T, kPack> LoadPackOrNegativeInfinity(const Pack<T, kPack>* src,
-                                                                     bool in) {
-  static_assert(sizeof(T) == 2 && sizeof(Pack<T, kPack>) == sizeof(uint4), "16-bit packs");
+// The 16-byte pack at address() if `in`, else -inf in every element, built and loaded as 32-bit
+// words. Set element by element, 16-bit padding made the compiler merge loaded and padding packs
+// 16 bits at a time: about 50 byte permutes a row in one-warp blocks of 32 values.
+template <typename T, int kPack, typename Address>
+__device__ __forceinline__ Pack<T, kPack> LoadPackOrNegativeInfinity(Address address, bool in) {
+  static_assert(std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>, "16-bit values");
+  static_assert(sizeof(Pack<T, kPack>) == sizeof(uint4), "16-byte packs");
   constexpr uint32_t kW = kNegativeInfinityPair<T>;
   uint4 words = make_uint4(kW, kW, kW, kW);
   if (in) {
-    words = *reinterpret_cast<const uint4*>(src);
+    words = *reinterpret_cast<const uint4*>(address());
   }
   Pack<T, kPack> pack;
   memcpy(&pack, &words, sizeof(words));
@@ -135,7 +135,7 @@ __device__ __forceinline__ void ForEachSpilled(const P* spill, int smem_packs, i
 }
 
 // How the register kernel lays a row out in packs (two layouts with one interface: packs,
-// Load, Mask, Store, and kEdgeElements). Register-path rows are short enough (at most 1024
+// PackAt, Load, Mask, Store, and kEdgeElements). Register-path rows are short enough (at most 1024
 // threads' values) for int columns.
 //
 // A row as the 16-byte packs that cover it, for rows of whole packs and float32 rows that start
@@ -171,14 +171,14 @@ struct CoveringPacks {
   __device__ __forceinline__ P* PackStart(P* row, int pack) const {
     return row - lead + pack * kPack;
   }
+  // Where pack `pack` of the row is stored, for packs that do not overrun.
+  __device__ __forceinline__ const Pack<T, kPack>* PackAt(const T* row, int pack) const {
+    return reinterpret_cast<const Pack<T, kPack>*>(PackStart(row, pack));
+  }
   // Pack `pack` of the row as stored, whole: an edge still holds its other rows' elements (see
   // Mask). A pack past the tensor's end loads element by element, repeating the row's last
   // element where the tensor has ended (Mask then sets those to -inf), which takes float32's
   // kernels fewer registers than a branch per element (32 instead of 52 at 16 values).
-  // Pack `pack` as stored, for packs that do not overrun.
-  __device__ __forceinline__ const Pack<T, kPack>* PackAt(const T* row, int pack) const {
-    return reinterpret_cast<const Pack<T, kPack>*>(PackStart(row, pack));
-  }
   template <typename C>
   __device__ __forceinline__ void Load(const T* row, int pack, T* v) const {
     if (overrun && pack == packs - 1) {
@@ -303,8 +303,8 @@ using RegisterRowLayout = std::conditional_t<sizeof(T) == 2 && !kAligned, PacksA
 // x's do: the launcher takes this path only when both tensors start 16-byte aligned. 16-bit rows
 // stay in registers as loaded (kRaw), two values a register, and exp is computed again for the
 // output: a thread then keeps twice the bytes in flight for its registers, which is what limits
-// 16-bit rows (the extra exp is one multiply and the hardware exp2). float32 rows hold exp(x - max)
-// between the passes.
+// 16-bit rows (the extra exp is one multiply and the hardware exp2); one-warp blocks excepted
+// (kOneWarp). float32 rows hold exp(x - max) between the passes.
 // With kSpill, packs from kPacks * blockDim.x on wait in the thread's own shared-memory slots
 // (smem_packs of them, 16 bytes each): copied with cp.async before the register loads are
 // issued, read back only by the thread that copied them (so no barrier guards them), and
@@ -312,14 +312,15 @@ using RegisterRowLayout = std::conditional_t<sizeof(T) == 2 && !kAligned, PacksA
 // kWholeSm: the block is its SM's only one (see WholePacks). kOpaque: see HeldValue.
 // kOneWarp: a 16-bit block of 32 threads (see the top of this file). Its threads' stride is a
 // constant, its reductions are one warp's, its packs load as words (LoadPackOrNegativeInfinity),
-// and it holds exp(x - max) (softmax) or x - max (log_softmax) as floats between the passes.
+// and it holds ExpFor(x - max) (softmax: exp scaled by 2^kExpBias, which RowScale's 1 / sum
+// cancels) or x - max (log_softmax) as floats between the passes.
 // Against the 16-bit kernel (same job, GB/s, softmax / log_softmax): float16 1024 columns
 // 3747 -> 3815 / 3756 -> 3770, bfloat16 1024 3745 -> 3820 / 3756 -> 3820, float16 1025
 // 3724 -> 3778 / 3733 -> 3742; 701 (another job) float16 3426 -> 3565 / 3482 -> 3574, bfloat16
 // 3331 -> 3557 / 3410 -> 3568. Triton's one-warp kernel stays 1-3.5% ahead at 1024.
 template <typename T, typename C, Algorithm kAlgorithm, int kPacks, bool kSpill, bool kAligned,
           bool kWholeSm, bool kOpaque, bool kOneWarp>
-__global__ void __launch_bounds__(kOneWarp ? 32 : kRegisterMaxBlockThreads)
+__global__ void __launch_bounds__(kOneWarp ? 32 : kRegisterMaxBlockThreads, kOneWarp ? 32 : 0)
     BlockRegisterSoftmaxKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows,
                                int64_t cols, int smem_packs) {
   static_assert(kAligned || !kSpill, "only rows of whole packs spill");
@@ -361,7 +362,8 @@ __global__ void __launch_bounds__(kOneWarp ? 32 : kRegisterMaxBlockThreads)
     for (int p = 0; p < kPacks; ++p) {
       const int pack = static_cast<int>(threadIdx.x) + p * threads;
       if constexpr (kOneWarp) {  // 16-bit layouts load whole packs inside the tensor
-        buf[p] = LoadPackOrNegativeInfinity(cover.PackAt(row_x, pack), pack < packs);
+        buf[p] = LoadPackOrNegativeInfinity<T, kPack>([&] { return cover.PackAt(row_x, pack); },
+                                                      pack < packs);
       } else if (pack < packs) {
         cover.template Load<C>(row_x, pack, buf[p].elem);
       } else {
@@ -397,7 +399,12 @@ __global__ void __launch_bounds__(kOneWarp ? 32 : kRegisterMaxBlockThreads)
     if constexpr (Layout::kEdgeElements) {
       local_max = Max(local_max, edge);
     }
-    const C max = BlockAllReduceAnySize<kWholeSm, kOneWarp>(local_max, MaxOp(), max_partials);
+    C max;
+    if constexpr (kOneWarp) {
+      max = GroupMax<32>(local_max);
+    } else {
+      max = BlockAllReduceAnySize<kWholeSm>(local_max, MaxOp(), max_partials);
+    }
     S sum = 0;
     C held[kOneWarp ? kPacks : 1][kPack];
 #pragma unroll
@@ -431,7 +438,11 @@ __global__ void __launch_bounds__(kOneWarp ? 32 : kRegisterMaxBlockThreads)
     if constexpr (Layout::kEdgeElements) {
       sum += ExpFor<T, kAlgorithm>(edge - max);
     }
-    sum = BlockAllReduceAnySize<kWholeSm, kOneWarp>(sum, SumOp(), sum_partials);
+    if constexpr (kOneWarp) {
+      sum = GroupSum<32>(sum);
+    } else {
+      sum = BlockAllReduceAnySize<kWholeSm>(sum, SumOp(), sum_partials);
+    }
     const C scale = RowScale<kAlgorithm, C>(sum);
     T* row_y = y + row * cols;
 #pragma unroll
@@ -441,7 +452,7 @@ __global__ void __launch_bounds__(kOneWarp ? 32 : kRegisterMaxBlockThreads)
         C out[kPack];
 #pragma unroll
         for (int i = 0; i < kPack; ++i) {
-          // v: exp(x - max) for float32 and one-warp softmax, x - max otherwise
+          // v: ExpFor(x - max) for float32 and one-warp softmax, x - max otherwise
           C v;
           if constexpr (kOneWarp) {
             v = held[p][i];

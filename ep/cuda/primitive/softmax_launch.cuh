@@ -462,9 +462,10 @@ RegisterPlan RegisterAutoPlan(int64_t cols, bool packed) {
 // the one-warp kernel, which holds floats and computes exp once (the limit of 32 blocks an SM
 // caps them at 1024 threads either way). GB/s, 49152 rows, same job, keeping floats ->
 // converting in each pass, softmax / log_softmax (packs / slots):
-//   full:   1024 (128 / 128) 3813 -> 3774 / 3772 -> 3779, 2048 (256 / 256) 4073 -> 4054 /
-//           4073 -> 4064, 4096 (512 / 512) 4143 -> 4072 / 4081 -> 4066, 4000 (500 / 512) 4108
-//           -> 4108 / 4146 -> 4101, 2000 (250 / 256) 4024 -> 4028 / 4043 -> 4030
+//   full:   1024 (128 / 128; a block of 32, now one-warp) 3813 -> 3774 / 3772 -> 3779,
+//           2048 (256 / 256) 4073 -> 4054 / 4073 -> 4064, 4096 (512 / 512) 4143 -> 4072 /
+//           4081 -> 4066, 4000 (500 / 512) 4108 -> 4108 / 4146 -> 4101, 2000 (250 / 256)
+//           4024 -> 4028 / 4043 -> 4030
 //   empty:  1536 (192 / 256) 3658 -> 3793 / 3726 -> 3822, 2560 (320 / 384) 3784 -> 4008 /
 //           3895 -> 4054, 3584 (448 / 512) 3975 -> 4150 / 4085 -> 4161
 //   96:     3000 3981 -> 4045 / 4060 -> 4039, 3072 4085 -> 4108 / 4154 -> 4102
@@ -479,7 +480,8 @@ bool KeepsFloats(int64_t cols, int block) {
 }
 
 // Launches the register kernel holding `values` per thread in registers (8 or 16 for float32,
-// 32, 40 for 16-bit types, or 64 for float16) and none in shared memory.
+// 32, 40 for 16-bit types, or 64 for float16) and none in shared memory; 16-bit blocks of 32
+// threads of 32 values take its one-warp variant.
 template <typename T, Algorithm kAlgorithm, bool kAligned>
 cudaError_t LaunchBlockRegisterValues(const CudaDeviceProperties& props, cudaStream_t stream,
                                       int64_t rows, int64_t cols, const T* x, T* y, int values,

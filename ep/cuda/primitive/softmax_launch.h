@@ -26,7 +26,7 @@ struct LaunchInfo {
   int cols_per_thread = 0;    // warp and register paths
   int rows_per_access = 0;    // warp path
   bool whole_sm = false;      // register path: the block is its SM's only one (WholePacks)
-  bool floats_kept = false;   // register path: bfloat16 values held as floats (KeepsFloats)
+  bool floats_kept = false;   // register path: bfloat16 held as floats (KeepsFloats; not one-warp)
   bool one_warp = false;      // register path: a 16-bit one-warp block (kOneWarp)
 };
 
