@@ -413,17 +413,11 @@ __global__ void __launch_bounds__(kOneWarp ? 32 : kRegisterMaxBlockThreads, kOne
       for (int i = 0; i < kPack; ++i) {
         T& v = buf[p].elem[i];
         if constexpr (kOneWarp) {
-          const C d = HeldValue<false>(buf[p], i) - max;
-          held[p][i] = kAlgorithm == Algorithm::kSoftmax ? ExpFor<T, kAlgorithm>(d) : d;
-          sum += kAlgorithm == Algorithm::kSoftmax ? held[p][i] : ExpFor<T, kAlgorithm>(d);
+          held[p][i] = HoldAndSum<T, kAlgorithm>(HeldValue<false>(buf[p], i) - max, &sum);
         } else if constexpr (kRaw) {
           sum += ExpFor<T, kAlgorithm>(HeldValue<kOpaque>(buf[p], i) - max);
-        } else if (kAlgorithm == Algorithm::kSoftmax) {
-          v = ExpFor<T, kAlgorithm>(v - max);
-          sum += v;
         } else {
-          v -= max;
-          sum += ExpFor<T, kAlgorithm>(v);
+          v = HoldAndSum<T, kAlgorithm>(v - max, &sum);
         }
       }
     }

@@ -160,6 +160,19 @@ template <typename T, typename C, Algorithm kAlgorithm>
 using SumType =
     std::conditional_t<kAlgorithm == Algorithm::kLogSoftmax && std::is_same_v<T, float>, LogSum, C>;
 
+// What a row's first pass keeps of d = x - max for its output pass (ExpFor(d) for softmax, d for
+// log_softmax), having added d's term of the sum to *sum.
+template <typename T, Algorithm kAlgorithm, typename C, typename S>
+__device__ __forceinline__ C HoldAndSum(C d, S* sum) {
+  if constexpr (kAlgorithm == Algorithm::kSoftmax) {
+    d = ExpFor<T, kAlgorithm>(d);
+    *sum += d;
+  } else {
+    *sum += ExpFor<T, kAlgorithm>(d);
+  }
+  return d;
+}
+
 // What the outputs combine with the row's max: 1 / sum for softmax, log(sum) for log_softmax.
 template <Algorithm kAlgorithm, typename C, typename S>
 __device__ __forceinline__ C RowScale(S sum) {
@@ -391,13 +404,7 @@ __global__ void __launch_bounds__(kWarpBlockThreads)
       for (int c = 0; c < kColsPerThread; ++c) {
         // padding columns hold -inf: exp(-inf - max) is 0 unless the whole row is -inf, and
         // then the row is NaN anyway
-        if (kAlgorithm == Algorithm::kSoftmax) {
-          buf[r][c] = ExpFor<T, kAlgorithm>(buf[r][c] - max[r]);
-          sum[r] += buf[r][c];
-        } else {
-          buf[r][c] -= max[r];
-          sum[r] += ExpFor<T, kAlgorithm>(buf[r][c]);
-        }
+        buf[r][c] = HoldAndSum<T, kAlgorithm>(buf[r][c] - max[r], &sum[r]);
       }
     }
 #pragma unroll
