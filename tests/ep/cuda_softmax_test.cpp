@@ -73,11 +73,13 @@ struct Shape2 {
 };
 // 3584 and 5120 columns: by default bfloat16 rows there convert their values in each pass (a
 // block whose pack slots the row leaves 64 empty, a block of 160), 4096 keeps them as floats
-// (KeepsFloats; ForcedPathsAreTheOnesThatRan checks which ran).
-const Shape2 kShapes[] = {{1, 1},     {7, 31},    {64, 1024}, {3, 1025},  {4, 1032},
-                          {4, 1001},  {5, 3001},  {5, 4096},  {3, 3584},  {2, 5120},
-                          {3, 12345}, {3, 20000}, {2, 32768}, {2, 50000}, {3, 70000},
-                          {1000, 3},  {5, 2},     {6, 513},   {2, 16001}};
+// (KeepsFloats; ForcedPathsAreTheOnesThatRan checks which ran). 37 x 32 (16-bit) and 21 x 16 (all
+// but float64) are warp rows shorter than a 128-byte line, which interleave over the groups of a
+// warp (WarpRows), over more than one warp and a last one that is partly past the rows.
+const Shape2 kShapes[] = {{1, 1},     {7, 31},    {64, 1024}, {3, 1025}, {4, 1032},  {4, 1001},
+                          {5, 3001},  {5, 4096},  {3, 3584},  {2, 5120}, {3, 12345}, {3, 20000},
+                          {2, 32768}, {2, 50000}, {3, 70000}, {1000, 3}, {5, 2},     {6, 513},
+                          {2, 16001}, {37, 32},   {21, 16}};
 
 // The path a forced implementation must take. Forward rows (the tests' tensors start aligned)
 // are held in registers when forced, up to 1024 threads of 32 float32 or 64 16-bit values:

@@ -356,10 +356,34 @@ __device__ __forceinline__ void WriteGroupRow(T* row, int64_t cols, int lane, G 
 }
 
 // Block shape: (kWidth, threads / kWidth), threads at most kWarpBlockThreads (the launcher's
-// kWarpBlockThreadsFor). Each group owns kRowsPerAccess rows at a
-// time; lane l holds columns (p * kWidth + l) * kPack + [0, kPack) for p < kColsPerThread/kPack,
-// so a group's loads for one p are contiguous and coalesced.
+// kWarpBlockThreadsFor). Each group owns kRowsPerAccess rows at a time (see WarpRows); lane l
+// holds columns (p * kWidth + l) * kPack + [0, kPack) for p < kColsPerThread / kPack, so a
+// group's loads for one p are contiguous and coalesced.
 constexpr int kWarpBlockThreads = 128;
+
+// Where a group's kRowsPerAccess rows lie: row0 + r * stride. Rows shorter than a 128-byte line
+// interleave across the groups of a warp (group g of G takes rows g, G + g, 2G + g, ...), so
+// each load or store the warp issues for one r covers whole lines of consecutive rows; groups
+// that take neighbouring rows (2g, 2g + 1) split each line between two instructions.
+// Same job, GB/s: the sweep's float16 / bfloat16 32 columns (64-byte rows) 898-910 -> 983-993
+// (+8-11%); at 491520 rows, forward and backward of 8-32 16-bit columns and 8-16 float32
+// columns +2-14%, except float16 16 columns' log_softmax (-0.5%). Rows of a line or more keep
+// neighbouring rows: interleaved too (a trial), float16 64 and 128 columns' log_softmax measured
+// 6-7% slower, not explained (their instructions cover whole lines either way).
+template <typename T, int kColsPerThread, int kWidth, int kRowsPerAccess>
+struct WarpRows {
+  static constexpr int kRowBytes = kWidth * kColsPerThread * static_cast<int>(sizeof(T));
+  static constexpr bool kInterleaved = kRowsPerAccess > 1 && kRowBytes < 128;
+  static constexpr int kStride = kInterleaved ? 32 / kWidth : 1;
+  // The first row0 of group `group` (groups of a warp are consecutive; kStride divides them).
+  __device__ __forceinline__ static int64_t First(int64_t group) {
+    if constexpr (kInterleaved) {
+      return (group / kStride) * kStride * kRowsPerAccess + group % kStride;
+    } else {
+      return group * kRowsPerAccess;
+    }
+  }
+};
 
 template <typename T, typename C, Algorithm kAlgorithm, int kPack, int kColsPerThread, int kWidth,
           int kRowsPerAccess>
@@ -371,13 +395,15 @@ __global__ void __launch_bounds__(kWarpBlockThreads)
   const int64_t group = static_cast<int64_t>(blockIdx.x) * blockDim.y + threadIdx.y;
   const int64_t group_count = static_cast<int64_t>(gridDim.x) * blockDim.y;
   const int lane = threadIdx.x;
-  for (int64_t row0 = group * kRowsPerAccess; row0 < rows; row0 += group_count * kRowsPerAccess) {
+  using Rows = WarpRows<T, kColsPerThread, kWidth, kRowsPerAccess>;
+  for (int64_t row0 = Rows::First(group); row0 < rows; row0 += group_count * kRowsPerAccess) {
     C max[kRowsPerAccess];
 #pragma unroll
     for (int r = 0; r < kRowsPerAccess; ++r) {
       max[r] = NegativeInfinity<C>();
-      const bool row_valid = row0 + r < rows;
-      const T* row_x = x + (row0 + r) * cols;
+      const int64_t row = row0 + r * Rows::kStride;
+      const bool row_valid = row < rows;
+      const T* row_x = x + row * cols;
 #pragma unroll
       for (int p = 0; p < kNumPacks; ++p) {
         const int64_t col = (static_cast<int64_t>(p) * kWidth + lane) * kPack;
@@ -416,17 +442,17 @@ __global__ void __launch_bounds__(kWarpBlockThreads)
         }
         return acc;
       });
-      if (row0 + r >= rows) {
+      const int64_t row = row0 + r * Rows::kStride;
+      if (row >= rows) {
         continue;
       }
-      WriteGroupRow<kPack, kNumPacks, kWidth, C>(
-          y + (row0 + r) * cols, cols, lane, [&](int p, C* out) {
+      WriteGroupRow<kPack, kNumPacks, kWidth, C>(y + row * cols, cols, lane, [&](int p, C* out) {
 #pragma unroll
-            for (int i = 0; i < kPack; ++i) {
-              const C v = buf[r][p * kPack + i];
-              out[i] = kAlgorithm == Algorithm::kSoftmax ? v * scale : v - scale;
-            }
-          });
+        for (int i = 0; i < kPack; ++i) {
+          const C v = buf[r][p * kPack + i];
+          out[i] = kAlgorithm == Algorithm::kSoftmax ? v * scale : v - scale;
+        }
+      });
     }
   }
 }
@@ -443,13 +469,15 @@ __global__ void __launch_bounds__(kWarpBlockThreads)
   const int64_t group = static_cast<int64_t>(blockIdx.x) * blockDim.y + threadIdx.y;
   const int64_t group_count = static_cast<int64_t>(gridDim.x) * blockDim.y;
   const int lane = threadIdx.x;
-  for (int64_t row0 = group * kRowsPerAccess; row0 < rows; row0 += group_count * kRowsPerAccess) {
+  using Rows = WarpRows<T, kColsPerThread, kWidth, kRowsPerAccess>;
+  for (int64_t row0 = Rows::First(group); row0 < rows; row0 += group_count * kRowsPerAccess) {
     C sum[kRowsPerAccess];
 #pragma unroll
     for (int r = 0; r < kRowsPerAccess; ++r) {
       sum[r] = 0;
-      const bool row_valid = row0 + r < rows;
-      const int64_t offset = (row0 + r) * cols;
+      const int64_t row = row0 + r * Rows::kStride;
+      const bool row_valid = row < rows;
+      const int64_t offset = row * cols;
 #pragma unroll
       for (int p = 0; p < kNumPacks; ++p) {
         const int64_t col = (static_cast<int64_t>(p) * kWidth + lane) * kPack;
@@ -473,18 +501,18 @@ __global__ void __launch_bounds__(kWarpBlockThreads)
 #pragma unroll
     for (int r = 0; r < kRowsPerAccess; ++r) {
       sum[r] = GroupSum<kWidth>(sum[r]);
-      if (row0 + r >= rows) {
+      const int64_t row = row0 + r * Rows::kStride;
+      if (row >= rows) {
         continue;
       }
-      WriteGroupRow<kPack, kNumPacks, kWidth, C>(
-          dx + (row0 + r) * cols, cols, lane, [&](int p, C* out) {
+      WriteGroupRow<kPack, kNumPacks, kWidth, C>(dx + row * cols, cols, lane, [&](int p, C* out) {
 #pragma unroll
-            for (int i = 0; i < kPack; ++i) {
-              const C yv = y_buf[r][p * kPack + i], dyv = dy_buf[r][p * kPack + i];
-              out[i] = kAlgorithm == Algorithm::kSoftmax ? yv * (dyv - sum[r])
-                                                         : dyv - ExpFor<T, kAlgorithm>(yv) * sum[r];
-            }
-          });
+        for (int i = 0; i < kPack; ++i) {
+          const C yv = y_buf[r][p * kPack + i], dyv = dy_buf[r][p * kPack + i];
+          out[i] = kAlgorithm == Algorithm::kSoftmax ? yv * (dyv - sum[r])
+                                                     : dyv - ExpFor<T, kAlgorithm>(yv) * sum[r];
+        }
+      });
     }
   }
 }
