@@ -73,9 +73,10 @@ struct Shape2 {
 };
 // 3584 and 5120 columns: by default bfloat16 rows there convert their values in each pass (a
 // block whose pack slots the row leaves 64 empty, a block of 160), 4096 keeps them as floats
-// (KeepsFloats; ForcedPathsAreTheOnesThatRan checks which ran). 37 x 32 (16-bit) and 21 x 16 (all
-// but float64) are warp rows shorter than a 128-byte line, which interleave over the groups of a
-// warp (WarpRows), over more than one warp and a last one that is partly past the rows.
+// (KeepsFloats; ForcedPathsAreTheOnesThatRan checks which ran). 37 x 32 and 21 x 16 take warp
+// rows interleaved over the groups of a warp (WarpRows): 37 x 32 in 16-bit types and 21 x 16 in
+// float32 over more than one warp, the last one partly past the rows; 21 x 16 in 16-bit types
+// within one warp whose second rows lie past them.
 const Shape2 kShapes[] = {{1, 1},     {7, 31},    {64, 1024}, {3, 1025}, {4, 1032},  {4, 1001},
                           {5, 3001},  {5, 4096},  {3, 3584},  {2, 5120}, {3, 12345}, {3, 20000},
                           {2, 32768}, {2, 50000}, {3, 70000}, {1000, 3}, {5, 2},     {6, 513},
@@ -300,6 +301,25 @@ TEST_F(CudaSoftmaxTest, RegisterPathBlocksLoopOverMoreRowsThanTheGrid) {
                      wide.ToString() + (log ? " log " : " ") + r.launch,
                      SmallestNormal(DataType::kFloat32), SoftmaxScale(x, wide, 1, log));
       EXPECT_NE(r.launch.find(" whole-sm]"), std::string::npos) << r.launch;
+    }
+  }
+}
+
+// The warp path's blocks looping over rows (a grid of 3 blocks) in each of its row layouts:
+// two rows a group interleaved over the warp (float16 32 columns, float32 16), two neighbouring
+// rows (float32 64), one row a warp (float32 1000). The last pass leaves warps without rows and
+// groups with one.
+TEST_F(CudaSoftmaxTest, WarpPathBlocksLoopOverMoreRowsThanTheGrid) {
+  const ep::ScopedSoftmaxGridLimit three_blocks(3);
+  const std::pair<DataType, Shape2> cases[] = {{DataType::kFloat16, {1000, 32}},
+                                               {DataType::kFloat32, {1000, 16}},
+                                               {DataType::kFloat32, {1000, 64}},
+                                               {DataType::kFloat32, {999, 1000}}};
+  for (const auto& [dtype, s] : cases) {
+    for (bool log : {false, true}) {
+      for (bool backward : {false, true}) {
+        CheckShape(SoftmaxImpl::kWarp, dtype, s, log, backward);
+      }
     }
   }
 }

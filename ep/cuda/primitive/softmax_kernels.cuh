@@ -361,21 +361,24 @@ __device__ __forceinline__ void WriteGroupRow(T* row, int64_t cols, int lane, G 
 // group's loads for one p are contiguous and coalesced.
 constexpr int kWarpBlockThreads = 128;
 
-// Where a group's kRowsPerAccess rows lie: row0 + r * stride. Rows shorter than a 128-byte line
-// interleave across the groups of a warp (group g of G takes rows g, G + g, 2G + g, ...), so
-// each load or store the warp issues for one r covers whole lines of consecutive rows; groups
-// that take neighbouring rows (2g, 2g + 1) split each line between two instructions.
-// Same job, GB/s: the sweep's float16 / bfloat16 32 columns (64-byte rows) 898-910 -> 983-993
-// (+8-11%); at 491520 rows, forward and backward of 8-32 16-bit columns and 8-16 float32
-// columns +2-14%, except float16 16 columns' log_softmax (-0.5%). Rows of a line or more keep
-// neighbouring rows: interleaved too (a trial), float16 64 and 128 columns' log_softmax measured
-// 6-7% slower, not explained (their instructions cover whole lines either way).
+// Where a group's kRowsPerAccess rows lie: row0 + r * kStride. Groups whose rows take less than
+// a 128-byte line (kRowBytes: a group holds kWidth * kColsPerThread values of a row) interleave
+// over the G = 32 / kWidth groups of their warp: with base the warp's first row, group g takes
+// rows base + g and base + G + g, so each load or store the warp issues for one r reaches
+// consecutive rows; with neighbouring rows (2g, 2g + 1) each line is split between the two
+// instructions. Same job, GB/s: the sweep's float16 / bfloat16 32 columns (64-byte rows)
+// 898-910 -> 983-993 (+8-11%); at 491520 rows, forward and backward of float16 8-32 columns,
+// bfloat16 32 and float32 8-16 columns +1.7-14%, except float16 16 columns' log_softmax (-0.5%).
+// Groups of a line or more keep neighbouring rows: interleaved too (a trial), float16 64 and
+// 128 columns' log_softmax measured 6-7% slower, not explained (their instructions cover whole
+// lines either way).
 template <typename T, int kColsPerThread, int kWidth, int kRowsPerAccess>
 struct WarpRows {
   static constexpr int kRowBytes = kWidth * kColsPerThread * static_cast<int>(sizeof(T));
-  static constexpr bool kInterleaved = kRowsPerAccess > 1 && kRowBytes < 128;
+  static constexpr bool kInterleaved = kRowsPerAccess > 1 && kWidth < 32 && kRowBytes < 128;
   static constexpr int kStride = kInterleaved ? 32 / kWidth : 1;
-  // The first row0 of group `group` (groups of a warp are consecutive; kStride divides them).
+  // The first row0 of group `group`. A warp's groups are consecutive and the first is a multiple
+  // of kStride, since blocks are whole warps (LaunchWarp).
   __device__ __forceinline__ static int64_t First(int64_t group) {
     if constexpr (kInterleaved) {
       return (group / kStride) * kStride * kRowsPerAccess + group % kStride;

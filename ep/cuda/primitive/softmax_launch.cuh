@@ -48,10 +48,14 @@ cudaError_t LaunchWarp(const CudaDeviceProperties& props, cudaStream_t stream, i
                        int64_t cols, const T* a, const T* dy, T* out, LaunchInfo* info) {
   using C = CudaComputeType<T>;
   constexpr int kThreads = kWarpBlockThreadsFor<T, kColsPerThread>;
+  static_assert(kThreads % 32 == 0, "whole warps a block: WarpRows interleaves a warp's groups");
   constexpr int kGroupsPerBlock = kThreads / kWidth;
   const dim3 block(kWidth, kGroupsPerBlock);
   const int64_t rows_per_block = static_cast<int64_t>(kGroupsPerBlock) * kRowsPerAccess;
-  const int64_t grid = GridSize(props, kThreads, (rows + rows_per_block - 1) / rows_per_block);
+  const int64_t limit = GetSoftmaxGridLimitOverride();
+  const int64_t grid =
+      std::min(GridSize(props, kThreads, (rows + rows_per_block - 1) / rows_per_block),
+               limit > 0 ? limit : INT64_MAX);
   if (dy == nullptr) {
     WarpSoftmaxKernel<T, C, kAlgorithm, kPack, kColsPerThread, kWidth, kRowsPerAccess>
         <<<static_cast<unsigned>(grid), block, 0, stream>>>(a, out, rows, cols);

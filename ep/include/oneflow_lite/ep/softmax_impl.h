@@ -14,9 +14,10 @@ enum class SoftmaxImpl { kAuto, kWarp, kBlockRegister, kBlockSmem, kBlockUncache
 void SetSoftmaxImplOverride(SoftmaxImpl impl);
 SoftmaxImpl GetSoftmaxImplOverride();
 
-// The most blocks a register-path softmax launch uses (0: the hardware's limit, 2^31 - 1). That
-// path gives each row its own block, and its blocks loop over rows only past this many; tests
-// lower it to run the loop on small tensors.
+// The most blocks a register-path or warp-path softmax launch uses (0: no more than the path's
+// own grid). The register path gives each row its own block (up to 2^31 - 1), the warp path
+// sizes its grid by occupancy; blocks loop over rows past that, and tests lower it to run the
+// loop on small tensors.
 void SetSoftmaxGridLimitOverride(int64_t blocks);
 int64_t GetSoftmaxGridLimitOverride();
 
