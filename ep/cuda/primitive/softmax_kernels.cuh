@@ -380,11 +380,7 @@ struct WarpRows {
   // The first row0 of group `group`. A warp's groups are consecutive and the first is a multiple
   // of kStride, since blocks are whole warps (LaunchWarp).
   __device__ __forceinline__ static int64_t First(int64_t group) {
-    if constexpr (kInterleaved) {
-      return (group / kStride) * kStride * kRowsPerAccess + group % kStride;
-    } else {
-      return group * kRowsPerAccess;
-    }
+    return (group / kStride) * kStride * kRowsPerAccess + group % kStride;
   }
 };
 

@@ -30,6 +30,12 @@ inline int64_t GridSize(const CudaDeviceProperties& props, int block_threads, in
   return ep::GridSize(props.sm_count, props.max_threads_per_sm, block_threads, work);
 }
 
+// A path's grid, lowered to the tests' grid limit where one is set (SetSoftmaxGridLimitOverride).
+inline int64_t LimitedGrid(int64_t blocks) {
+  const int64_t limit = GetSoftmaxGridLimitOverride();
+  return limit > 0 ? std::min(blocks, limit) : blocks;
+}
+
 // ---- warp path --------------------------------------------------------------------------
 
 // Threads a warp-kernel block: 128 (four groups of 32 lanes or more of narrower ones), but two
@@ -52,10 +58,8 @@ cudaError_t LaunchWarp(const CudaDeviceProperties& props, cudaStream_t stream, i
   constexpr int kGroupsPerBlock = kThreads / kWidth;
   const dim3 block(kWidth, kGroupsPerBlock);
   const int64_t rows_per_block = static_cast<int64_t>(kGroupsPerBlock) * kRowsPerAccess;
-  const int64_t limit = GetSoftmaxGridLimitOverride();
   const int64_t grid =
-      std::min(GridSize(props, kThreads, (rows + rows_per_block - 1) / rows_per_block),
-               limit > 0 ? limit : INT64_MAX);
+      LimitedGrid(GridSize(props, kThreads, (rows + rows_per_block - 1) / rows_per_block));
   if (dy == nullptr) {
     WarpSoftmaxKernel<T, C, kAlgorithm, kPack, kColsPerThread, kWidth, kRowsPerAccess>
         <<<static_cast<unsigned>(grid), block, 0, stream>>>(a, out, rows, cols);
@@ -312,8 +316,7 @@ cudaError_t LaunchBlockRegister(const CudaDeviceProperties& props, cudaStream_t 
   // paths): at 49152 rows this measured 1-2% faster wherever that grid had fewer blocks than
   // rows (float32 16384 softmax 4072 -> 4152 GB/s, 32768 4057 -> 4125, float16 16384
   // 4133 -> 4167).
-  const int64_t limit = GetSoftmaxGridLimitOverride();
-  const auto grid = static_cast<unsigned>(std::min<int64_t>(rows, limit > 0 ? limit : INT32_MAX));
+  const auto grid = static_cast<unsigned>(LimitedGrid(std::min<int64_t>(rows, INT32_MAX)));
   kernel<<<grid, block, smem, stream>>>(x, y, rows, cols, smem_packs);
   *info = {"register",
            kBlockPack<T>,
