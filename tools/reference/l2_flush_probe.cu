@@ -13,8 +13,14 @@
 //     tools/reference/l2_flush_probe.cu -o l2_flush_probe -L$PREFIX/lib -loneflow_lite -lglog
 //   ./l2_flush_probe f:128:softmax h:1024:log_softmax f:16384:copy
 // Cases are DTYPE:COLS:WHAT over 49152 rows: DTYPE f (float32) or h (float16), WHAT softmax,
-// log_softmax, or copy (the copies only). Inputs hold 0.5 everywhere: the figures compare
-// flushes, not data.
+// log_softmax, copy (the copies only), or ceiling. Inputs hold 0.5 everywhere: the figures
+// compare flushes, not data.
+//
+// ceiling: under the bench's fill only, two rounds back to back of our softmax and log_softmax
+// beside copies of the same bytes in four access patterns (cudaMemcpy; a warp a row, all its
+// loads before its stores, as the one-warp softmax kernel reads and writes; blocks of 256 and
+// of 1024 threads of four packs each), then the fastest copy and ours against it: what a
+// kernel that reads and writes the tensor once reaches at that size.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -22,6 +28,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iterator>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -122,6 +129,42 @@ __global__ void Copy(const float4* x, float4* y, size_t n) {
   if (i1 < n) Store<kHint>(y + i1, b, policy);
 }
 
+// A warp a row of `packs` 16-byte packs (at most 4 a lane), every load before any store.
+__global__ void WarpRowCopy(const float4* x, float4* y, int64_t rows, int packs) {
+  const int64_t row = blockIdx.x;
+  const int lane = static_cast<int>(threadIdx.x);
+  float4 v[4];
+#pragma unroll
+  for (int p = 0; p < 4; ++p) {
+    if (lane + 32 * p < packs) v[p] = x[row * packs + lane + 32 * p];
+  }
+#pragma unroll
+  for (int p = 0; p < 4; ++p) {
+    if (lane + 32 * p < packs) y[row * packs + lane + 32 * p] = v[p];
+  }
+}
+
+// Four packs a thread, a block per 4 x kThreads packs, every load before any store.
+template <int kThreads>
+__global__ void BlockCopy(const float4* x, float4* y, size_t n) {
+  const size_t base = blockIdx.x * size_t{kThreads} * 4 + threadIdx.x;
+  float4 v[4];
+#pragma unroll
+  for (int p = 0; p < 4; ++p) {
+    if (base + p * kThreads < n) v[p] = x[base + p * kThreads];
+  }
+#pragma unroll
+  for (int p = 0; p < 4; ++p) {
+    if (base + p * kThreads < n) y[base + p * kThreads] = v[p];
+  }
+}
+
+template <int kThreads>
+void LaunchBlockCopy(const float4* x, float4* y, size_t n, cudaStream_t s) {
+  const auto grid = static_cast<unsigned>((n + 4 * kThreads - 1) / (4 * kThreads));
+  BlockCopy<kThreads><<<grid, kThreads, 0, s>>>(x, y, n);
+}
+
 struct Flusher {
   static constexpr size_t kBytes = size_t{512} << 20;
   float* dirty = nullptr;
@@ -211,52 +254,110 @@ bool ParseCase(const char* text, Case* c) {
   c->dtype = dtype == 'h' ? DataType::kFloat16 : DataType::kFloat32;
   c->cols = cols;
   c->what = what;
-  return c->what == "softmax" || c->what == "log_softmax" || c->what == "copy";
+  return c->what == "softmax" || c->what == "log_softmax" || c->what == "copy" ||
+         c->what == "ceiling";
 }
 
-// One line per flush: our function (unless c.what is copy), cudaMemcpy, the copy kernels.
-void RunCase(const Case& c, ep::Stream* stream, const Flusher& flush) {
-  constexpr int64_t kRows = 49152;
-  const Shape shape{kRows, c.cols};
-  const Tensor x = Unwrap(Tensor::Full(shape, 0.5, c.dtype, Device::Cuda(0)));
-  Tensor y = Unwrap(Tensor::Empty(shape, c.dtype, Device::Cuda(0)));
-  const size_t bytes = x.nbytes();
-  const auto* xs = static_cast<const float4*>(x.data());
-  auto* ys = static_cast<float4*>(y.mut_data());
-  const bool log = c.what == "log_softmax";
-  auto softmax = primitive::NewPrimitive<primitive::SoftmaxFactory>(DeviceType::kCUDA, c.dtype);
-  auto log_softmax =
-      primitive::NewPrimitive<primitive::LogSoftmaxFactory>(DeviceType::kCUDA, c.dtype);
-  if (softmax == nullptr || log_softmax == nullptr) {
-    std::printf("no CUDA softmax primitive for %s\n", DataTypeName(c.dtype));
-    std::exit(1);
+// One case's tensors (49152 x cols, input 0.5), our two functions on them, and their copies.
+struct Subject {
+  static constexpr int64_t kRows = 49152;
+  const Case& c;
+  ep::Stream* stream;
+  const Flusher& flush;
+  Tensor x, y;
+  std::unique_ptr<primitive::Softmax> softmax;
+  std::unique_ptr<primitive::LogSoftmax> log_softmax;
+
+  Subject(const Case& c_, ep::Stream* s, const Flusher& f)
+      : c(c_),
+        stream(s),
+        flush(f),
+        x(Unwrap(Tensor::Full(Shape{kRows, c.cols}, 0.5, c.dtype, Device::Cuda(0)))),
+        y(Unwrap(Tensor::Empty(Shape{kRows, c.cols}, c.dtype, Device::Cuda(0)))),
+        softmax(primitive::NewPrimitive<primitive::SoftmaxFactory>(DeviceType::kCUDA, c.dtype)),
+        log_softmax(
+            primitive::NewPrimitive<primitive::LogSoftmaxFactory>(DeviceType::kCUDA, c.dtype)) {
+    if (softmax == nullptr || log_softmax == nullptr) {
+      std::printf("no CUDA softmax primitive for %s\n", DataTypeName(c.dtype));
+      std::exit(1);
+    }
   }
-  auto gbps = [&](float ms) { return 2.0 * bytes / (ms * 1e6); };
+  size_t bytes() const { return x.nbytes(); }
+  const float4* xs() const { return static_cast<const float4*>(x.data()); }
+  float4* ys() { return static_cast<float4*>(y.mut_data()); }
+  double Gbps(float ms) const { return 2.0 * bytes() / (ms * 1e6); }
+  template <typename F>
+  double Time(int mode, F run) const {
+    return Gbps(MedianMs(flush, mode, run));
+  }
+  double Ours(int mode, bool log) {
+    return Time(mode, [&] {
+      const Maybe<void> r = log ? log_softmax->Launch(stream, kRows, c.cols, x.data(), y.mut_data())
+                                : softmax->Launch(stream, kRows, c.cols, x.data(), y.mut_data());
+      if (!r.ok()) {
+        std::printf("error: %s\n", r.error().message().c_str());
+        std::exit(1);
+      }
+    });
+  }
+  double Memcpy(int mode) {
+    return Time(mode, [&] {
+      CUDA_CHECK(cudaMemcpyAsync(ys(), xs(), bytes(), cudaMemcpyDeviceToDevice, flush.stream));
+    });
+  }
+};
+
+// One line per flush: our function (unless c.what is copy), cudaMemcpy, the copy kernels.
+void RunFlushes(Subject& s) {
+  const Case& c = s.c;
   for (int mode = 0; mode < 3; ++mode) {
     std::printf("%s:%lld %.1f MB flush=%-9s", DataTypeName(c.dtype), static_cast<long long>(c.cols),
-                bytes / 1e6, kFlushNames[mode]);
+                s.bytes() / 1e6, kFlushNames[mode]);
     if (c.what != "copy") {
-      const float ms = MedianMs(flush, mode, [&] {
-        const Maybe<void> r =
-            log ? log_softmax->Launch(stream, kRows, c.cols, x.data(), y.mut_data())
-                : softmax->Launch(stream, kRows, c.cols, x.data(), y.mut_data());
-        if (!r.ok()) {
-          std::printf("error: %s\n", r.error().message().c_str());
-          std::exit(1);
-        }
-      });
-      std::printf(" %s %.0f |", c.what.c_str(), gbps(ms));
+      std::printf(" %s %.0f |", c.what.c_str(), s.Ours(mode, c.what == "log_softmax"));
     }
-    std::printf(
-        " memcpy %.0f", gbps(MedianMs(flush, mode, [&] {
-          CUDA_CHECK(cudaMemcpyAsync(ys, xs, bytes, cudaMemcpyDeviceToDevice, flush.stream));
-        })));
+    std::printf(" memcpy %.0f", s.Memcpy(mode));
     for (size_t h = 0; h < std::size(kCopies); ++h) {
-      const float ms = MedianMs(flush, mode, [&] { kCopies[h](xs, ys, bytes / 16, flush.stream); });
-      std::printf(" %s %.0f", kHintNames[h], gbps(ms));
+      const double g =
+          s.Time(mode, [&] { kCopies[h](s.xs(), s.ys(), s.bytes() / 16, s.flush.stream); });
+      std::printf(" %s %.0f", kHintNames[h], g);
     }
     std::printf("\n");
   }
+}
+
+// Two rounds under the fill of ours and the four copies (see the top of the file), then the
+// fastest copy and ours against it.
+void RunCeiling(Subject& s) {
+  const Case& c = s.c;
+  const size_t n = s.bytes() / 16;
+  const int64_t row_packs = static_cast<int64_t>(n) / Subject::kRows;
+  const bool warp_row = s.bytes() % (16 * Subject::kRows) == 0 && row_packs <= 4 * 32;
+  double best_copy = 0, best_softmax = 0, best_log = 0;
+  for (int round = 0; round < 2; ++round) {
+    const double softmax = s.Ours(0, false);
+    const double log = s.Ours(0, true);
+    const double memcpy = s.Memcpy(0);
+    const double row = !warp_row ? 0 : s.Time(0, [&] {
+      WarpRowCopy<<<Subject::kRows, 32, 0, s.flush.stream>>>(s.xs(), s.ys(), Subject::kRows,
+                                                             static_cast<int>(row_packs));
+    });
+    const double b256 = s.Time(0, [&] { LaunchBlockCopy<256>(s.xs(), s.ys(), n, s.flush.stream); });
+    const double b1024 =
+        s.Time(0, [&] { LaunchBlockCopy<1024>(s.xs(), s.ys(), n, s.flush.stream); });
+    std::printf(
+        "%s:%lld %.1f MB round %d: softmax %.0f log_softmax %.0f | memcpy %.0f "
+        "warp-row %.0f block256 %.0f block1024 %.0f\n",
+        DataTypeName(c.dtype), static_cast<long long>(c.cols), s.bytes() / 1e6, round, softmax, log,
+        memcpy, row, b256, b1024);
+    best_copy = std::max({best_copy, memcpy, row, b256, b1024});
+    best_softmax = std::max(best_softmax, softmax);
+    best_log = std::max(best_log, log);
+  }
+  std::printf(
+      "%s:%lld ceiling: fastest copy %.0f, softmax %.0f (%.1f%%), log_softmax %.0f (%.1f%%)\n",
+      DataTypeName(c.dtype), static_cast<long long>(c.cols), best_copy, best_softmax,
+      100 * best_softmax / best_copy, best_log, 100 * best_log / best_copy);
 }
 
 }  // namespace
@@ -265,7 +366,7 @@ int main(int argc, char** argv) {
   std::vector<Case> cases(static_cast<size_t>(std::max(argc - 1, 0)));
   for (int a = 1; a < argc; ++a) {
     if (!ParseCase(argv[a], &cases[static_cast<size_t>(a - 1)])) {
-      std::printf("usage: %s f|h:COLS:softmax|log_softmax|copy ...\n", argv[0]);
+      std::printf("usage: %s f|h:COLS:softmax|log_softmax|copy|ceiling ...\n", argv[0]);
       return 1;
     }
   }
@@ -273,7 +374,12 @@ int main(int argc, char** argv) {
   ep::Stream* stream = device->default_stream();
   const Flusher flush(static_cast<cudaStream_t>(Unwrap(stream->NativeHandle())));
   for (const Case& c : cases) {
-    RunCase(c, stream, flush);
+    Subject subject(c, stream, flush);
+    if (c.what == "ceiling") {
+      RunCeiling(subject);
+    } else {
+      RunFlushes(subject);
+    }
   }
   return 0;
 }
