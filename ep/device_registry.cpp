@@ -25,6 +25,9 @@ DeviceProvider* FindDeviceProvider(DeviceType type) {
 }
 
 Maybe<Device*> GetDevice(const oflite::Device& device) {
+  OFLITE_CHECK_OR_RETURN(IsValidDeviceType(device.type()), ValueError)
+      << "invalid device: type value " << static_cast<int>(device.type())
+      << " names no device type (expected cpu or cuda)";
   DeviceProvider* provider = FindDeviceProvider(device.type());
   OFLITE_CHECK_OR_RETURN(provider != nullptr, DeviceError)
       << "device " << device << " is not available: oneflow_lite was built without "

@@ -63,11 +63,6 @@ Maybe<Tensor> BinaryWithScalar(BinaryOp op, const Tensor& t, const Scalar& s, bo
   const char* name = primitive::BinaryOpName(op);
   OFLITE_JUST(CheckDefined(name, scalar_first ? "y" : "x", t));
   const DataType dtype = ComputeDtype(op, PromoteWithScalar(t.dtype(), s));
-  OFLITE_CHECK_OR_RETURN(!(op == BinaryOp::kPow && !scalar_first && !IsFloatingDataType(dtype) &&
-                           !s.is_float() && s.ToInt() < 0),
-                         ValueError)
-      << "pow: integers to negative integer powers are not allowed (exponent " << s
-      << ", base dtype " << dtype << "), as in PyTorch";
   Tensor input;
   OFLITE_ASSIGN_OR_RETURN(input, CastIfNeeded(t, dtype));
   return DispatchOne(ops::ScalarOpType(op), {input},

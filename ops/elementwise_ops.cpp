@@ -102,10 +102,27 @@ std::string RefusalHint(BinaryOp op, DataType dtype) {
   return "";
 }
 
+// x ** s with an integer x and a negative integer s has no integer result: PyTorch refuses it.
+Maybe<void> CheckIntegerPower(const InferContext& ctx, DataType dtype) {
+  bool scalar_first = false, has_float = false;
+  int64_t exponent = 0;
+  OFLITE_ASSIGN_OR_RETURN(scalar_first, ctx.attrs().Get<bool>(kScalarFirst));
+  OFLITE_ASSIGN_OR_RETURN(has_float, ctx.attrs().Get<bool>(kScalarHasFloatOperand));
+  OFLITE_ASSIGN_OR_RETURN(exponent, ctx.attrs().Get<int64_t>(kScalarIntOperand));
+  OFLITE_CHECK_OR_RETURN(scalar_first || has_float || IsFloatingDataType(dtype) || exponent >= 0,
+                         ValueError)
+      << "pow: integers to negative integer powers are not allowed (exponent " << exponent
+      << ", base dtype " << dtype << "), as in PyTorch";
+  return Ok();
+}
+
 Maybe<void> InferScalarBinary(InferContext* ctx, BinaryOp op) {
   const TensorDesc& x = ctx->Input(kScalarX);
   OFLITE_CHECK_OR_RETURN(BinaryOpAccepts(op, x.dtype), TypeError)
       << ctx->op_type() << ": dtype " << x.dtype << " is not supported" << RefusalHint(op, x.dtype);
+  if (op == BinaryOp::kPow) {
+    OFLITE_JUST(CheckIntegerPower(*ctx, x.dtype));
+  }
   *ctx->MutOutput(kScalarY) = {x.shape, primitive::IsComparison(op) ? DataType::kBool : x.dtype};
   return Ok();
 }

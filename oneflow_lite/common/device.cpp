@@ -4,7 +4,15 @@
 
 namespace oflite {
 
-const char* DeviceTypeName(DeviceType type) { return type == DeviceType::kCUDA ? "cuda" : "cpu"; }
+const char* DeviceTypeName(DeviceType type) {
+  switch (type) {
+    case DeviceType::kCPU:
+      return "cpu";
+    case DeviceType::kCUDA:
+      return "cuda";
+  }
+  return "invalid";
+}
 
 Maybe<Device> Device::Parse(const std::string& text) {
   const size_t colon = text.find(':');
@@ -35,6 +43,9 @@ Maybe<Device> Device::Parse(const std::string& text) {
 }
 
 std::string Device::ToString() const {
+  if (!IsValidDeviceType(type_)) {
+    return "<invalid device type " + std::to_string(static_cast<int>(type_)) + ">";
+  }
   if (type_ == DeviceType::kCPU) {
     return "cpu";
   }

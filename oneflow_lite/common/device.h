@@ -13,7 +13,11 @@ enum class DeviceType { kCPU = 0, kCUDA = 1 };
 constexpr int kDeviceTypeCount = 2;
 constexpr DeviceType kAllDeviceTypes[] = {DeviceType::kCPU, DeviceType::kCUDA};
 
-const char* DeviceTypeName(DeviceType type);  // "cpu", "cuda"
+const char* DeviceTypeName(DeviceType type);  // "cpu", "cuda"; "invalid" for other values
+// False for a value cast from an integer that names no device type.
+inline bool IsValidDeviceType(DeviceType type) {
+  return static_cast<int>(type) >= 0 && static_cast<int>(type) < kDeviceTypeCount;
+}
 
 class Device {
  public:

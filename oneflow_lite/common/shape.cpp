@@ -7,6 +7,9 @@ namespace oflite {
 Maybe<void> Shape::Validate() const {
   // The product of the non-zero dims must fit too: strides and row counts are such products,
   // even when a zero dim makes the element count 0.
+  OFLITE_CHECK_OR_RETURN(rank() <= kMaxRank, ValueError)
+      << "shape " << ToString() << " has " << rank() << " dims; oneflow_lite tensors have at most "
+      << kMaxRank;
   int64_t product = 1;
   for (size_t i = 0; i < dims_.size(); ++i) {
     const int64_t d = dims_[i];

@@ -14,6 +14,10 @@ namespace oflite {
 
 using Strides = std::vector<int64_t>;
 
+// The most dims a tensor may have, for every op on every device (NumPy allows 64, PyTorch 64;
+// the providers keep per-dim arrays of this size).
+constexpr int64_t kMaxRank = 16;
+
 class Shape {
  public:
   Shape() = default;  // rank 0: a scalar with one element
@@ -28,7 +32,7 @@ class Shape {
   const std::vector<int64_t>& dims() const { return dims_; }
   void Set(int64_t i, int64_t value) { dims_.at(static_cast<size_t>(i)) = value; }
 
-  // Every dim non-negative and the element count representable in int64.
+  // At most kMaxRank dims, every dim non-negative, the element count representable in int64.
   Maybe<void> Validate() const;
   // Element count; call on a validated shape (the count of an unvalidated one may overflow).
   int64_t elem_cnt() const;

@@ -31,29 +31,38 @@ KernelRegistry& KernelRegistry::Global() {
 }
 
 void KernelRegistry::Register(KernelRegistration registration) {
-  std::vector<KernelRegistration>& kernels = kernels_[registration.op_type];
-  std::vector<std::string>& owners = owners_[registration.op_type];
-  for (size_t i = 0; i < kernels.size(); ++i) {
-    if (kernels[i].name == registration.name) {
-      ReportDuplicateRegistration(
-          "kernel '" + registration.name + "' of op '" + registration.op_type + "'", owners[i]);
-      return;
+  table_.Update([&](Table& table) {
+    std::shared_ptr<const OpKernels>& slot = table[registration.op_type];
+    OpKernels op_kernels = slot != nullptr ? *slot : OpKernels();
+    for (size_t i = 0; i < op_kernels.kernels.size(); ++i) {
+      if (op_kernels.kernels[i].name == registration.name) {
+        ReportDuplicateRegistration(
+            "kernel '" + registration.name + "' of op '" + registration.op_type + "'",
+            op_kernels.owners[i]);
+        return;
+      }
     }
-  }
-  kernels.push_back(std::move(registration));
-  owners.push_back(CurrentRegistrationOwner());
+    op_kernels.kernels.push_back(std::move(registration));
+    op_kernels.owners.push_back(CurrentRegistrationOwner());
+    slot = std::make_shared<const OpKernels>(std::move(op_kernels));
+  });
 }
 
 void KernelRegistry::RemoveOwnedBy(const std::string& owner) {
-  for (auto& [op_type, owners] : owners_) {
-    std::vector<KernelRegistration>& kernels = kernels_[op_type];
-    for (size_t i = owners.size(); i-- > 0;) {
-      if (owners[i] == owner) {
-        kernels.erase(kernels.begin() + static_cast<std::ptrdiff_t>(i));
-        owners.erase(owners.begin() + static_cast<std::ptrdiff_t>(i));
+  table_.Update([&](Table& table) {
+    for (auto& [op_type, slot] : table) {
+      OpKernels kept;
+      for (size_t i = 0; i < slot->kernels.size(); ++i) {
+        if (slot->owners[i] != owner) {
+          kept.kernels.push_back(slot->kernels[i]);
+          kept.owners.push_back(slot->owners[i]);
+        }
+      }
+      if (kept.kernels.size() != slot->kernels.size()) {
+        slot = std::make_shared<const OpKernels>(std::move(kept));
       }
     }
-  }
+  });
 }
 
 const KernelRegistration* KernelRegistry::Find(const std::string& op_type,
@@ -68,8 +77,9 @@ const KernelRegistration* KernelRegistry::Find(const std::string& op_type,
 
 const std::vector<KernelRegistration>& KernelRegistry::KernelsOf(const std::string& op_type) const {
   static const std::vector<KernelRegistration> none;
-  auto it = kernels_.find(op_type);
-  return it == kernels_.end() ? none : it->second;
+  const Table& table = table_.Read();
+  auto it = table.find(op_type);
+  return it == table.end() ? none : it->second->kernels;
 }
 
 std::vector<DataType> KernelRegistry::ServedDataTypes(const KernelRegistration& kernel,

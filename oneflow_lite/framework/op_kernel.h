@@ -6,12 +6,14 @@
 #define ONEFLOW_LITE_FRAMEWORK_OP_KERNEL_H_
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "oneflow_lite/common/device.h"
 #include "oneflow_lite/common/maybe.h"
+#include "oneflow_lite/common/snapshot_cell.h"
 #include "oneflow_lite/framework/attr_map.h"
 #include "oneflow_lite/framework/op_schema.h"
 #include "oneflow_lite/framework/tensor.h"
@@ -84,7 +86,9 @@ class KernelRegistry {
   void Register(KernelRegistration registration);
   // Takes out every kernel `owner` registered (an op library that failed to load).
   void RemoveOwnedBy(const std::string& owner);
-  // The first registered kernel of op_type whose predicate holds; nullptr when none.
+  // The first registered kernel of op_type whose predicate holds; nullptr when none. Reads take
+  // no lock and are safe while a library loads (oneflow_lite/common/snapshot_cell.h); what they
+  // return stays valid after later changes.
   const KernelRegistration* Find(const std::string& op_type, const KernelMatchContext& ctx) const;
   const std::vector<KernelRegistration>& KernelsOf(const std::string& op_type) const;
   // Dtypes served on a device type, probing each with every input of that dtype (outputs as
@@ -93,9 +97,13 @@ class KernelRegistry {
                                         const OpSchema& schema) const;
 
  private:
-  std::map<std::string, std::vector<KernelRegistration>> kernels_;
-  // Who registered each kernel (oneflow_lite/common/registration_owner.h), index for index.
-  std::map<std::string, std::vector<std::string>> owners_;
+  struct OpKernels {
+    std::vector<KernelRegistration> kernels;
+    // Who registered each kernel (oneflow_lite/common/registration_owner.h), index for index.
+    std::vector<std::string> owners;
+  };
+  using Table = std::map<std::string, std::shared_ptr<const OpKernels>>;
+  SnapshotCell<Table> table_;
 };
 
 }  // namespace oflite

@@ -83,7 +83,13 @@ std::string CheckLibrary(void* handle, const std::string& owner,
     return owner + " is not a oneflow_lite op library: " + DlError() +
            " (a plugin defines it with OFLITE_OP_LIBRARY() from oneflow_lite/oneflow_lite.h)";
   }
-  const std::string version = entry();
+  const char* reported = entry();
+  if (reported == nullptr) {
+    return owner + "'s " + kOpLibraryEntrySymbol +
+           "() returned a null version string (OFLITE_OP_LIBRARY() returns the version built "
+           "against)";
+  }
+  const std::string version = reported;
   if (!IsCompatibleOpLibraryVersion(version)) {
     return owner + " was compiled against oneflow_lite " + version + ", which cannot run with " +
            "this oneflow_lite " + Version() + " (rebuild it against " + Version() + ")";

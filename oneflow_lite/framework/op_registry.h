@@ -1,14 +1,17 @@
 // OpRegistry: every op schema, by type name. Ops register at load time with OFLITE_REGISTER_OP;
 // each records its owner (oneflow_lite/common/registration_owner.h): built-in, or the op
-// library that registered it.
+// library that registered it. Reads take no lock and are safe while a library loads
+// (oneflow_lite/common/snapshot_cell.h); a schema pointer Find returned stays valid.
 #ifndef ONEFLOW_LITE_FRAMEWORK_OP_REGISTRY_H_
 #define ONEFLOW_LITE_FRAMEWORK_OP_REGISTRY_H_
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "oneflow_lite/common/maybe.h"
+#include "oneflow_lite/common/snapshot_cell.h"
 #include "oneflow_lite/framework/op_schema.h"
 
 namespace oflite {
@@ -32,7 +35,8 @@ class OpRegistry {
     OpSchema schema;
     std::string owner;
   };
-  std::map<std::string, Entry> entries_;
+  using Table = std::map<std::string, std::shared_ptr<const Entry>>;
+  SnapshotCell<Table> table_;
 };
 
 struct OpRegistrar {

@@ -97,35 +97,35 @@ OpTestRegistry& OpTestRegistry::Global() {
 }
 
 void OpTestRegistry::Register(const std::string& op_type, OpTestSpec spec) {
-  auto owner = owners_.find(op_type);
-  if (owner != owners_.end()) {
-    ReportDuplicateRegistration("op test spec '" + op_type + "'", owner->second);
-    return;
-  }
-  spec.op_type = op_type;
-  specs_.emplace(op_type, std::move(spec));
-  owners_.emplace(op_type, CurrentRegistrationOwner());
+  table_.Update([&](Table& table) {
+    auto it = table.find(op_type);
+    if (it != table.end()) {
+      ReportDuplicateRegistration("op test spec '" + op_type + "'", it->second->owner);
+      return;
+    }
+    spec.op_type = op_type;
+    table.emplace(op_type,
+                  std::make_shared<const Entry>(Entry{std::move(spec), CurrentRegistrationOwner()}));
+  });
 }
 
 void OpTestRegistry::RemoveOwnedBy(const std::string& owner) {
-  for (auto it = owners_.begin(); it != owners_.end();) {
-    if (it->second == owner) {
-      specs_.erase(it->first);
-      it = owners_.erase(it);
-    } else {
-      ++it;
+  table_.Update([&](Table& table) {
+    for (auto it = table.begin(); it != table.end();) {
+      it = it->second->owner == owner ? table.erase(it) : std::next(it);
     }
-  }
+  });
 }
 
 const OpTestSpec* OpTestRegistry::Find(const std::string& op_type) const {
-  auto it = specs_.find(op_type);
-  return it == specs_.end() ? nullptr : &it->second;
+  const Table& table = table_.Read();
+  auto it = table.find(op_type);
+  return it == table.end() ? nullptr : &it->second->spec;
 }
 
 std::vector<std::string> OpTestRegistry::OpTypes() const {
   std::vector<std::string> names;
-  for (const auto& entry : specs_) {
+  for (const auto& entry : table_.Read()) {
     names.push_back(entry.first);
   }
   return names;

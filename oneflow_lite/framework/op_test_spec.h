@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -26,6 +27,7 @@
 #include "oneflow_lite/common/error.h"
 #include "oneflow_lite/common/maybe.h"
 #include "oneflow_lite/common/shape.h"
+#include "oneflow_lite/common/snapshot_cell.h"
 #include "oneflow_lite/framework/attr_map.h"
 
 namespace oflite {
@@ -121,8 +123,12 @@ class OpTestRegistry {
   void RemoveOwnedBy(const std::string& owner);
 
  private:
-  std::map<std::string, OpTestSpec> specs_;
-  std::map<std::string, std::string> owners_;  // by op type
+  struct Entry {
+    OpTestSpec spec;
+    std::string owner;
+  };
+  using Table = std::map<std::string, std::shared_ptr<const Entry>>;
+  SnapshotCell<Table> table_;  // read without a lock, as OpRegistry is
 };
 
 struct OpTestRegistrar {

@@ -1,5 +1,6 @@
 #include "oneflow_lite/framework/tensor.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -96,6 +97,21 @@ Maybe<void> CopyBytes(const Device& device, primitive::MemcpyKind kind, void* ds
 }
 }  // namespace
 
+namespace {
+// A bool other than 0 or 1 is undefined behaviour in C++ and CUDA; like NumPy, a nonzero byte
+// means true. Empty when every byte is 0 or 1 already (the common case: no copy).
+std::vector<uint8_t> NormalizedBools(const void* data, size_t bytes) {
+  const auto* begin = static_cast<const uint8_t*>(data);
+  const uint8_t* end = begin + bytes;
+  if (std::all_of(begin, end, [](uint8_t b) { return b <= 1; })) {
+    return {};
+  }
+  std::vector<uint8_t> normalized(bytes);
+  std::transform(begin, end, normalized.begin(), [](uint8_t b) { return b != 0; });
+  return normalized;
+}
+}  // namespace
+
 Maybe<Tensor> Tensor::FromHost(const void* data, size_t bytes, const Shape& shape,
                                DataType data_type, const Device& device) {
   Tensor tensor;
@@ -103,6 +119,13 @@ Maybe<Tensor> Tensor::FromHost(const void* data, size_t bytes, const Shape& shap
   OFLITE_CHECK_OR_RETURN(bytes == tensor.nbytes(), ValueError)
       << "Tensor::FromHost: got " << bytes << " bytes for shape " << shape << " of " << data_type
       << ", expected " << tensor.nbytes();
+  OFLITE_CHECK_OR_RETURN(data != nullptr || bytes == 0, ValueError)
+      << "Tensor::FromHost: data is null for " << bytes << " bytes";
+  std::vector<uint8_t> normalized;
+  if (data_type == DataType::kBool) {
+    normalized = NormalizedBools(data, bytes);
+    data = normalized.empty() ? data : normalized.data();
+  }
   OFLITE_JUST(
       CopyBytes(device, primitive::MemcpyKind::kHostToDevice, tensor.mut_data(), data, bytes));
   return tensor;

@@ -45,7 +45,8 @@ class Tensor {
 
   static Maybe<Tensor> Empty(const Shape& shape, DataType data_type,
                              const Device& device = Device::Cpu());
-  // Copies bytes (elem_cnt * element size of data_type) from host memory.
+  // Copies bytes (elem_cnt * element size of data_type) from host memory; data may be null only
+  // when bytes is 0. bool bytes are read as NumPy reads them: any nonzero byte is true (stored 1).
   static Maybe<Tensor> FromHost(const void* data, size_t bytes, const Shape& shape,
                                 DataType data_type, const Device& device = Device::Cpu());
   template <typename T>
@@ -54,7 +55,8 @@ class Tensor {
   static Maybe<Tensor> Full(const Shape& shape, double value, DataType data_type,
                             const Device& device = Device::Cpu());
   // A contiguous tensor over existing storage (e.g. memory the embedding program owns);
-  // ValueError when the storage is too small for shape and dtype.
+  // ValueError when the storage is too small for shape and dtype. A bool tensor's storage must
+  // hold only bytes 0 and 1, as PyTorch's must: nothing copies it to check.
   static Maybe<Tensor> FromStorage(std::shared_ptr<Storage> storage, const Shape& shape,
                                    DataType data_type);
 

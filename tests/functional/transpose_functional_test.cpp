@@ -56,20 +56,24 @@ TEST(TransposeFunctional, InvalidPermutationsAreErrors) {
   ExpectError(functional::Transpose(t, {0, -4, 1}), ErrorKind::kIndexError, {"perm[1] = -4"});
 }
 
-TEST(TransposeFunctional, HighRanksWork) {
-  // Rank 20: no rank limit on the CPU (a device with one reports it from its factory).
-  std::vector<int64_t> dims(20, 1), perm(20);
+TEST(TransposeFunctional, RanksUpToTheLimitWorkAndOneMoreIsAValueError) {
+  // kMaxRank dims, reversed: every op on every device takes this rank.
+  std::vector<int64_t> dims(kMaxRank, 1), perm(kMaxRank);
   dims[3] = 2;
-  dims[17] = 3;
+  dims[13] = 3;
   std::iota(perm.begin(), perm.end(), 0);
   std::reverse(perm.begin(), perm.end());
   const Shape shape{dims};
   const std::vector<double> x = RandomValues(6, 8);
   const Tensor y = Unwrap(functional::Transpose(MakeTensor(x, shape, DataType::kFloat32), perm));
   EXPECT_EQ(ToDoubles(y), ReferencePermute(RoundTo(x, DataType::kFloat32), shape, perm));
-  // and softmax over a non-last dim of a rank-20 tensor goes through the same transposes
-  const Tensor s = Unwrap(functional::Softmax(MakeTensor(x, shape, DataType::kFloat64), 17));
-  ExpectAllClose(ToDoubles(s), ReferenceSoftmax(x, shape, 17, false), 1e-12, "rank-20 softmax");
+  // and softmax over a non-last dim of such a tensor goes through the same transposes
+  const Tensor s = Unwrap(functional::Softmax(MakeTensor(x, shape, DataType::kFloat64), 13));
+  ExpectAllClose(ToDoubles(s), ReferenceSoftmax(x, shape, 13, false), 1e-12, "rank-16 softmax");
+  // One dim more is refused where the tensor is made, so no op ever sees it.
+  dims.push_back(1);
+  ExpectError(Tensor::Empty(Shape{dims}, DataType::kFloat32), ErrorKind::kValueError,
+              {"17 dims", "at most 16"});
 }
 
 TEST(TransposeFunctional, RawDispatchChecksThePermutationToo) {

@@ -596,11 +596,14 @@ CliRun RunCli(const std::string& args) {
 
 TEST(OptestCli, UsageErrorsExitTwo) {
   for (const char* args : {"optest --op optest_no_such_op", "optest --dtype float13",
-                           "optest --device tpu", "optest --cases 0"}) {
+                           "optest --device tpu", "optest --cases 0",
+                           // too many to run, and more than int64: refused at once, no memory
+                           // sized by the count
+                           "optest --cases 1000001", "optest --cases 99999999999999999999"}) {
     const CliRun run = RunCli(args);
     EXPECT_EQ(run.status, 2) << args << "\n" << run.output;
   }
-  EXPECT_NE(RunCli("optest --cases 0").output.find("--cases must be at least 1, got 0"),
+  EXPECT_NE(RunCli("optest --cases 0").output.find("--cases must be 1..1000000, got 0"),
             std::string::npos);
 }
 

@@ -1,10 +1,16 @@
 #include "tools/oflite/npy.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <regex>
 #include <vector>
+
+#include "tools/oflite/npy_header.h"
+#include "tools/oflite/output_file.h"
 
 namespace oflite {
 namespace npy {
@@ -12,11 +18,11 @@ namespace npy {
 namespace {
 constexpr char kMagic[] = "\x93NUMPY";
 constexpr size_t kMagicSize = 6;
-// NumPy refuses longer headers by default (max_header_size); so do we, which also bounds the
-// regex work on a hostile header.
+// NumPy refuses longer headers by default (max_header_size); so do we.
 constexpr size_t kMaxHeaderBytes = 10000;
-// Far beyond any real array (NumPy allows 64 dims).
-constexpr size_t kMaxRank = 64;
+// Data from a pipe arrives in pieces of this size, so a header that promises more than the
+// stream holds costs no more memory than the stream.
+constexpr size_t kStreamChunk = size_t{1} << 20;
 
 struct Descr {
   const char* text;  // without the byte-order character
@@ -29,13 +35,18 @@ const Descr kDescrs[] = {
     {"i8", DataType::kInt64},   {"b1", DataType::kBool},
 };
 
+// A byte order ('<' little, '>' big, '|' not applicable, '=' native: little here) and a type
+// code. NumPy accepts more spellings ('float32', 'f'); those are NotImplemented here.
 Maybe<DataType> DescrToDataType(const std::string& path, const std::string& descr) {
-  OFLITE_CHECK_OR_RETURN(descr.size() >= 2, ValueError)
-      << path << ": invalid descr '" << descr << "'";
-  OFLITE_CHECK_OR_RETURN(descr[0] != '>', NotImplemented)
-      << path << ": big-endian data ('" << descr << "') is not supported";
+  const std::string order = "<>|=";
+  OFLITE_CHECK_OR_RETURN(descr.size() >= 2 && order.find(descr[0]) != std::string::npos,
+                         NotImplemented)
+      << path << ": unsupported NumPy dtype '" << descr
+      << "' (expected a byte order '<', '|', '=' and a type code such as f4)";
   for (const Descr& d : kDescrs) {
     if (descr.substr(1) == d.text) {
+      OFLITE_CHECK_OR_RETURN(descr[0] != '>' || DataTypeSize(d.dtype) == 1, NotImplemented)
+          << path << ": big-endian data ('" << descr << "') is not supported";
       return d.dtype;
     }
   }
@@ -44,94 +55,162 @@ Maybe<DataType> DescrToDataType(const std::string& path, const std::string& desc
          << "' (supported: float32, float64, float16, int8, uint8, int32, int64, bool)";
 }
 
-// Pulls one value out of the header dict, e.g. 'descr': '<f4'.
-Maybe<std::string> HeaderField(const std::string& path, const std::string& header,
-                               const std::string& key, const std::string& value_pattern) {
-  std::smatch match;
-  const std::regex pattern("['\"]" + key + "['\"]\\s*:\\s*(" + value_pattern + ")");
-  OFLITE_CHECK_OR_RETURN(std::regex_search(header, match, pattern), ValueError)
-      << path << ": the .npy header has no valid '" << key << "' (header: " << header << ")";
-  return match[1].str();
-}
-
-Maybe<Shape> ParseShape(const std::string& path, const std::string& tuple) {
-  // A Python tuple of non-negative integers: (), (3,), (2, 3), with optional trailing comma.
-  static const std::regex kTuple(R"(\(\s*(\d+\s*,\s*)*(\d+\s*,?\s*)?\))");
-  OFLITE_CHECK_OR_RETURN(std::regex_match(tuple, kTuple), ValueError)
-      << path << ": shape " << tuple << " is not a tuple of non-negative integers";
-  std::vector<int64_t> dims;
-  const std::regex number("\\d+");
-  for (auto it = std::sregex_iterator(tuple.begin(), tuple.end(), number);
-       it != std::sregex_iterator(); ++it) {
-    const std::string digits = it->str();
-    OFLITE_CHECK_OR_RETURN(digits.size() <= 18, ValueError)
-        << path << ": dim " << digits << " in shape " << tuple << " is too large";
-    dims.push_back(std::stoll(digits));
+// The input file, opened so that a FIFO without a writer reads as empty instead of blocking.
+class InputFile {
+ public:
+  InputFile() = default;
+  InputFile(const InputFile&) = delete;
+  InputFile& operator=(const InputFile&) = delete;
+  ~InputFile() {
+    if (fd_ >= 0) {
+      close(fd_);
+    }
   }
-  OFLITE_CHECK_OR_RETURN(dims.size() <= kMaxRank, ValueError)
-      << path << ": rank " << dims.size() << " exceeds " << kMaxRank;
-  Shape shape(dims);
-  OFLITE_JUST(shape.Validate());
-  return shape;
-}
-}  // namespace
 
-Maybe<Tensor> Load(const std::string& path, const Device& device) {
-  std::error_code ignored;
-  OFLITE_CHECK_OR_RETURN(!std::filesystem::is_directory(path, ignored), ValueError)
-      << path << ": is a directory, not a .npy file";
-  std::ifstream file(path, std::ios::binary);
-  OFLITE_CHECK_OR_RETURN(file.good(), ValueError) << path << ": cannot open file";
-  // Read only what the preamble promises, so a huge or endless file (/dev/zero) costs nothing.
+  Maybe<void> Open(const std::string& path) {
+    path_ = path;
+    fd_ = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    OFLITE_CHECK_OR_RETURN(fd_ >= 0, ValueError) << path << ": cannot open file: " << Reason();
+    const int flags = fcntl(fd_, F_GETFL);
+    OFLITE_CHECK_OR_RETURN(flags >= 0 && fcntl(fd_, F_SETFL, flags & ~O_NONBLOCK) == 0,
+                           ValueError)
+        << path << ": cannot read: " << Reason();
+    struct stat info;
+    OFLITE_CHECK_OR_RETURN(fstat(fd_, &info) == 0, ValueError)
+        << path << ": cannot read: " << Reason();
+    OFLITE_CHECK_OR_RETURN(!S_ISDIR(info.st_mode), ValueError)
+        << path << ": is a directory, not a .npy file";
+    regular_ = S_ISREG(info.st_mode);
+    size_ = regular_ ? static_cast<uint64_t>(info.st_size) : 0;
+    return Ok();
+  }
+
+  // Reads up to n bytes, fewer only at the end of the file.
+  Maybe<size_t> Read(char* buffer, size_t n) {
+    size_t done = 0;
+    while (done < n) {
+      const ssize_t got = read(fd_, buffer + done, n - done);
+      if (got < 0 && errno == EINTR) {
+        continue;
+      }
+      OFLITE_CHECK_OR_RETURN(got >= 0, ValueError) << path_ << ": cannot read: " << Reason();
+      if (got == 0) {
+        break;
+      }
+      done += static_cast<size_t>(got);
+    }
+    return done;
+  }
+
+  bool regular() const { return regular_; }
+  uint64_t size() const { return size_; }
+
+ private:
+  static std::string Reason() { return std::strerror(errno); }
+
+  std::string path_;
+  int fd_ = -1;
+  bool regular_ = false;
+  uint64_t size_ = 0;
+};
+
+Maybe<void> ReadExactly(InputFile* file, const std::string& path, char* buffer, size_t n,
+                        const char* what) {
+  size_t got = 0;
+  OFLITE_ASSIGN_OR_RETURN(got, file->Read(buffer, n));
+  OFLITE_CHECK_OR_RETURN(got == n, ValueError)
+      << path << ": truncated " << what << " (" << got << " of " << n << " bytes)";
+  return Ok();
+}
+
+// The header text after the magic, version and length.
+Maybe<std::string> ReadHeaderText(InputFile* file, const std::string& path, size_t* offset) {
   char preamble[12] = {};
-  file.read(preamble, 8);
-  OFLITE_CHECK_OR_RETURN(file.gcount() == 8 && std::memcmp(preamble, kMagic, kMagicSize) == 0,
-                         ValueError)
+  size_t got = 0;
+  OFLITE_ASSIGN_OR_RETURN(got, file->Read(preamble, 8));
+  OFLITE_CHECK_OR_RETURN(got == 8 && std::memcmp(preamble, kMagic, kMagicSize) == 0, ValueError)
       << path << ": not a .npy file (bad magic)";
   const int major = static_cast<unsigned char>(preamble[6]);
   OFLITE_CHECK_OR_RETURN(major >= 1 && major <= 3, ValueError)
       << path << ": unsupported .npy format version " << major;
   // Version 1 stores the header length in 2 bytes, versions 2 and 3 in 4 (little-endian).
-  const std::streamsize length_bytes = major == 1 ? 2 : 4;
-  file.read(preamble + 8, length_bytes);
-  OFLITE_CHECK_OR_RETURN(file.gcount() == length_bytes, ValueError) << path << ": truncated header";
+  const size_t length_bytes = major == 1 ? 2 : 4;
+  OFLITE_JUST(ReadExactly(file, path, preamble + 8, length_bytes, "header"));
   size_t header_length = 0;
-  for (std::streamsize i = 0; i < length_bytes; ++i) {
+  for (size_t i = 0; i < length_bytes; ++i) {
     header_length |= static_cast<size_t>(static_cast<unsigned char>(preamble[8 + i])) << (8 * i);
   }
   OFLITE_CHECK_OR_RETURN(header_length <= kMaxHeaderBytes, ValueError)
       << path << ": header of " << header_length << " bytes exceeds the " << kMaxHeaderBytes
       << " NumPy itself reads";
   std::string header(header_length, '\0');
-  file.read(header.data(), static_cast<std::streamsize>(header_length));
-  OFLITE_CHECK_OR_RETURN(static_cast<size_t>(file.gcount()) == header_length, ValueError)
-      << path << ": truncated header";
+  OFLITE_JUST(ReadExactly(file, path, header.data(), header_length, "header"));
+  *offset = 8 + length_bytes + header_length;
+  return header;
+}
 
-  std::string descr, fortran, shape_text;
-  OFLITE_ASSIGN_OR_RETURN(descr, HeaderField(path, header, "descr", "'[^']*'|\"[^\"]*\""));
-  OFLITE_ASSIGN_OR_RETURN(fortran, HeaderField(path, header, "fortran_order", "True|False"));
-  OFLITE_ASSIGN_OR_RETURN(shape_text, HeaderField(path, header, "shape", "\\([^)]*\\)"));
-  OFLITE_CHECK_OR_RETURN(fortran == "False", NotImplemented)
+// The data of a regular file: its size is checked before anything is allocated.
+Maybe<std::vector<char>> ReadFileData(InputFile* file, const std::string& path, size_t offset,
+                                      size_t expected) {
+  const uint64_t available = file->size() >= offset ? file->size() - offset : 0;
+  OFLITE_CHECK_OR_RETURN(available == expected, ValueError)
+      << path << ": holds " << available << " data bytes, the header's shape needs " << expected;
+  std::vector<char> data(expected);
+  OFLITE_JUST(ReadExactly(file, path, data.data(), expected, "data"));
+  return data;
+}
+
+// The data of a pipe or device: read as it comes, then nothing may follow.
+Maybe<std::vector<char>> ReadStreamData(InputFile* file, const std::string& path,
+                                        size_t expected) {
+  std::vector<char> data;
+  while (data.size() < expected) {
+    const size_t old_size = data.size();
+    data.resize(old_size + std::min(kStreamChunk, expected - old_size));
+    size_t got = 0;
+    OFLITE_ASSIGN_OR_RETURN(got, file->Read(data.data() + old_size, data.size() - old_size));
+    OFLITE_CHECK_OR_RETURN(old_size + got == data.size(), ValueError)
+        << path << ": holds " << old_size + got << " data bytes, the header's shape needs "
+        << expected;
+  }
+  char extra = 0;
+  size_t more = 0;
+  OFLITE_ASSIGN_OR_RETURN(more, file->Read(&extra, 1));
+  OFLITE_CHECK_OR_RETURN(more == 0, ValueError)
+      << path << ": holds more data than the header's shape needs (" << expected << " bytes)";
+  return data;
+}
+}  // namespace
+
+Maybe<Tensor> Load(const std::string& path, const Device& device) {
+  InputFile file;
+  OFLITE_JUST(file.Open(path));
+  size_t data_offset = 0;
+  std::string header_text;
+  OFLITE_ASSIGN_OR_RETURN(header_text, ReadHeaderText(&file, path, &data_offset));
+  Maybe<Header> parsed = ParseHeader(header_text);
+  OFLITE_CHECK_OR_RETURN(parsed.ok(), ValueError)
+      << path << ": " << (parsed.ok() ? "" : parsed.error().message());
+  const Header& header = parsed.value();
+  OFLITE_CHECK_OR_RETURN(!header.fortran_order, NotImplemented)
       << path << ": Fortran-order arrays are not supported (save with C order)";
   DataType dtype;
-  OFLITE_ASSIGN_OR_RETURN(dtype, DescrToDataType(path, descr.substr(1, descr.size() - 2)));
-  Shape shape;
-  OFLITE_ASSIGN_OR_RETURN(shape, ParseShape(path, shape_text));
+  OFLITE_ASSIGN_OR_RETURN(dtype, DescrToDataType(path, header.descr));
+  const Shape shape(header.shape);
+  const Maybe<void> valid = shape.Validate();
+  OFLITE_CHECK_OR_RETURN(valid.ok(), ValueError)
+      << path << ": " << (valid.ok() ? "" : valid.error().message());
   OFLITE_CHECK_OR_RETURN(static_cast<uint64_t>(shape.elem_cnt()) <= SIZE_MAX / DataTypeSize(dtype),
                          ValueError)
       << path << ": shape " << shape << " of " << dtype << " is too large";
   const size_t expected = static_cast<size_t>(shape.elem_cnt()) * DataTypeSize(dtype);
-  // Compare sizes before allocating anything for the data.
-  const size_t data_offset = 8 + static_cast<size_t>(length_bytes) + header_length;
-  const uintmax_t file_size = std::filesystem::file_size(path, ignored);
-  const uintmax_t available = file_size >= data_offset ? file_size - data_offset : 0;
-  OFLITE_CHECK_OR_RETURN(available == expected, ValueError)
-      << path << ": holds " << available << " data bytes, shape " << shape << " of " << dtype
-      << " needs " << expected;
-  std::vector<char> data(expected);
-  file.read(data.data(), static_cast<std::streamsize>(expected));
-  OFLITE_CHECK_OR_RETURN(static_cast<size_t>(file.gcount()) == expected, ValueError)
-      << path << ": truncated data";
+  std::vector<char> data;
+  if (file.regular()) {
+    OFLITE_ASSIGN_OR_RETURN(data, ReadFileData(&file, path, data_offset, expected));
+  } else {
+    OFLITE_ASSIGN_OR_RETURN(data, ReadStreamData(&file, path, expected));
+  }
+  // Tensor::FromHost reads bool bytes as NumPy does: any nonzero byte is true.
   return Tensor::FromHost(data.data(), expected, shape, dtype, device);
 }
 
@@ -173,16 +252,12 @@ Maybe<void> Save(const std::string& path, const Tensor& tensor, bool bfloat16_bi
   header += '\n';
   OFLITE_CHECK_OR_RETURN(header.size() <= kMaxHeaderBytes, ValueError)
       << path << ": a rank-" << tensor.rank() << " header does not fit a .npy file";
-  std::ofstream file(path, std::ios::binary);
-  OFLITE_CHECK_OR_RETURN(file.good(), ValueError) << path << ": cannot open for writing";
   const uint16_t length = static_cast<uint16_t>(header.size());
-  const char version[2] = {1, 0};
-  const char length_bytes[2] = {static_cast<char>(length & 0xff), static_cast<char>(length >> 8)};
-  file.write(kMagic, kMagicSize).write(version, 2).write(length_bytes, 2);
-  file.write(header.data(), static_cast<std::streamsize>(header.size()));
-  file.write(data.data(), static_cast<std::streamsize>(data.size()));
-  OFLITE_CHECK_OR_RETURN(file.good(), ValueError) << path << ": write failed";
-  return Ok();
+  const char preamble[4] = {1, 0, static_cast<char>(length & 0xff),
+                            static_cast<char>(length >> 8)};
+  return cli::WriteOutputFile(path, {std::string_view(kMagic, kMagicSize),
+                                     std::string_view(preamble, 4), header,
+                                     std::string_view(data.data(), data.size())});
 }
 
 }  // namespace npy

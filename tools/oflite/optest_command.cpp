@@ -8,14 +8,14 @@
 // with kernels, the dtypes tested and the number of SBP signatures of a first float case.
 //
 // Exit status: 0 every group passed, 1 a failure (or an error writing the report), 2 a usage
-// error (an unknown op, dtype or device, a device that is not visible, --cases < 1).
+// error (an unknown op, dtype or device, a device that is not visible, --cases out of range).
 #include <unistd.h>
 
-#include <fstream>
 #include <iostream>
 
 #include "oneflow_lite/common/join.h"
 #include "tools/oflite/commands.h"
+#include "tools/oflite/output_file.h"
 
 namespace oflite {
 namespace cli {
@@ -90,10 +90,10 @@ void PrintList(const std::vector<optest::ListEntry>& entries) {
 }
 
 Maybe<void> WriteJson(const std::string& path, const optest::Report& report) {
-  std::ofstream file(path);
-  OFLITE_CHECK_OR_RETURN(file.good(), ValueError) << "optest: cannot write --json " << path;
-  file << optest::ReportToJson(report);
-  OFLITE_CHECK_OR_RETURN(file.good(), RuntimeError) << "optest: writing " << path << " failed";
+  const std::string json = optest::ReportToJson(report);
+  const Maybe<void> written = WriteOutputFile(path, {json});
+  OFLITE_CHECK_OR_RETURN(written.ok(), RuntimeError)
+      << "optest: --json: " << (written.ok() ? "" : written.error().message());
   return Ok();
 }
 

@@ -320,17 +320,6 @@ void RunCase(const GroupContext& g, int64_t index) {
   }
 }
 
-std::vector<int64_t> CaseIndices(const Options& options) {
-  if (options.case_index.has_value()) {
-    return {*options.case_index};
-  }
-  std::vector<int64_t> indices;
-  for (int64_t i = 0; i < options.cases; ++i) {
-    indices.push_back(i);
-  }
-  return indices;
-}
-
 // Collects finished groups and tells the callback.
 class GroupSink {
  public:
@@ -355,15 +344,16 @@ class GroupSink {
   const Callbacks& callbacks_;
 };
 
+// Case indices are counted, never listed: --cases sizes no buffer.
 void RunGroup(const GroupContext& g, const Options& options, const Callbacks& callbacks) {
-  const std::vector<int64_t> indices = CaseIndices(options);
-  for (size_t i = 0; i < indices.size(); ++i) {
+  const int64_t count = options.case_index.has_value() ? 1 : options.cases;
+  for (int64_t i = 0; i < count; ++i) {
     if (callbacks.progress) {
       callbacks.progress(g.schema.name() + " " + DeviceTypeName(g.device.type()) + " " +
                          DataTypeName(g.dtype) + " case " + std::to_string(i + 1) + "/" +
-                         std::to_string(indices.size()));
+                         std::to_string(count));
     }
-    RunCase(g, indices[i]);
+    RunCase(g, options.case_index.value_or(i));
   }
 }
 
@@ -482,8 +472,8 @@ std::string ReproduceCommand(const std::string& op, DeviceType device, DataType 
 }
 
 Maybe<void> ValidateOptions(const Options& options) {
-  OFLITE_CHECK_OR_RETURN(options.cases >= 1, ValueError)
-      << "optest: --cases must be at least 1, got " << options.cases;
+  OFLITE_CHECK_OR_RETURN(options.cases >= 1 && options.cases <= kMaxCases, ValueError)
+      << "optest: --cases must be 1.." << kMaxCases << ", got " << options.cases;
   OFLITE_CHECK_OR_RETURN(!options.case_index.has_value() || *options.case_index >= 0, ValueError)
       << "optest: --case must be non-negative, got " << options.case_index.value_or(0);
   for (const std::string& op : options.ops) {

@@ -30,6 +30,8 @@ namespace optest {
 
 // Small enough that a CPU run of every op takes well under a minute on 2 cores.
 constexpr int64_t kDefaultCases = 16;
+// A bound on --cases: a mistyped count is a usage error, not a run of days.
+constexpr int64_t kMaxCases = 1000000;
 constexpr int64_t kSbpPieceCounts[] = {2, 3, 4};
 
 struct Options {

@@ -63,7 +63,9 @@ class BatchMatmulImpl final : public primitive::BatchMatmul {
     }
     OFLITE_JUST(primitive::CheckBatchStrides(name(), batch, stride_a, stride_b, stride_c));
     T* c_typed = static_cast<T*>(c);
-    if (k == 0) {  // an empty sum: c = beta * c, and beta = 0 ignores c's contents
+    // An empty sum, or alpha = 0 (BLAS reads neither operand then; some OpenBLAS kernels do,
+    // so NaN * 0 would leak in): c = beta * c, and beta = 0 ignores c's contents.
+    if (k == 0 || alpha == 0) {
       for (size_t i = 0; i < batch; ++i) {
         T* ci = c_typed + static_cast<int64_t>(i) * stride_c;
         for (size_t e = 0; e < m * n; ++e) {

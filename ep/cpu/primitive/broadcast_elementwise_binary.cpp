@@ -9,6 +9,7 @@
 
 #include "ep/cpu/parallel_for.h"
 #include "ep/cpu/primitive/compute_type.h"
+#include "oneflow_lite/common/shape.h"
 #include "primitive/broadcast_dims.h"
 #include "primitive/elementwise_functors.h"
 
@@ -19,7 +20,7 @@ namespace {
 using primitive::BinaryOp;
 using primitive::BroadcastDims;
 
-constexpr size_t kMaxNumDims = 16;
+constexpr size_t kMaxNumDims = static_cast<size_t>(kMaxRank);
 
 // dst elements [begin, end) of a broadcast: an odometer over dst's dims in which each operand
 // steps by its own strides (0 along the dims it broadcasts); the last dim runs as a plain loop.

@@ -8,6 +8,7 @@
 #include "ep/cuda/cuda_stream.h"
 #include "ep/cuda/primitive/broadcast_elementwise_binary.cuh"
 #include "ep/cuda/primitive/elementwise_primitive.cuh"
+#include "oneflow_lite/common/shape.h"
 
 namespace oflite {
 namespace ep {
@@ -32,6 +33,8 @@ const char* BinaryPathName(BinaryPath path) {
   }
   return "none";
 }
+
+static_assert(kMaxDims == kMaxRank, "the kernels hold every dim of a tensor");
 
 namespace {
 

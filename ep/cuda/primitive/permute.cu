@@ -5,11 +5,14 @@
 
 #include "ep/cuda/cuda_stream.h"
 #include "ep/cuda/primitive/permute.cuh"
+#include "oneflow_lite/common/shape.h"
 #include "primitive/permute.h"
 
 namespace oflite {
 namespace ep {
 namespace {
+
+static_assert(permute_kernels::kMaxDims == kMaxRank, "the kernels hold every dim of a tensor");
 
 class CudaPermute final : public primitive::Permute {
  public:

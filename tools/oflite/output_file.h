@@ -1,0 +1,26 @@
+// Files the CLI writes (`run --out`, `optest --json`): whole or not at all.
+#ifndef ONEFLOW_LITE_TOOLS_OFLITE_OUTPUT_FILE_H_
+#define ONEFLOW_LITE_TOOLS_OFLITE_OUTPUT_FILE_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "oneflow_lite/common/maybe.h"
+
+namespace oflite {
+namespace cli {
+
+// Writes the parts, in order, to `path`. A regular file (or a new one) is written to a
+// temporary file in the same folder, closed with every write checked, then renamed over `path`:
+// on any failure `path` keeps what it held and the temporary file is removed. A path that is
+// not a regular file (/dev/stdout, a FIFO, a device) is written in place, every write checked.
+// A symbolic link is followed. ValueError when the path cannot be opened or created (a missing
+// folder, a directory, no permission), RuntimeError when writing fails (a full disk); both name
+// the path and the system's reason.
+Maybe<void> WriteOutputFile(const std::string& path, const std::vector<std::string_view>& parts);
+
+}  // namespace cli
+}  // namespace oflite
+
+#endif  // ONEFLOW_LITE_TOOLS_OFLITE_OUTPUT_FILE_H_
