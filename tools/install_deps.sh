@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages oneflow_lite builds with, only those that are missing.
+# Usage: install_deps.sh [--sanitize]
 # Safe to run again: when everything is present it does nothing and prints one line.
 set -euo pipefail
 
@@ -9,6 +10,10 @@ packages=(
   libgtest-dev libgmock-dev libcli11-dev
   libopenblas-dev
 )
+# --sanitize: clang and its runtimes (ASan, UBSan, libFuzzer) for tools/test.sh --sanitize.
+if [ "${1:-}" = "--sanitize" ]; then
+  packages+=(clang libclang-rt-dev)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

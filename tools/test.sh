@@ -1,7 +1,28 @@
 #!/usr/bin/env bash
 # Quick start 2: builds everything and runs the whole test suite with ctest.
+# --sanitize: builds the CPU suite with clang under AddressSanitizer and UndefinedBehaviorSanitizer
+# into build-sanitize/, with the libFuzzer targets, and runs it there (each fuzz target for a
+# fixed number of inputs); any sanitizer report fails its test.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-"$root/tools/build.sh" -DBUILD_TESTING=ON
-cd "$root/build"
-ctest --output-on-failure -j "$(nproc)"
+
+if [ "${1:-}" != "--sanitize" ]; then
+  "$root/tools/build.sh" -DBUILD_TESTING=ON
+  cd "$root/build"
+  exec ctest --output-on-failure -j "$(nproc)"
+fi
+
+"$root/tools/install_deps.sh" --sanitize
+build="$root/build-sanitize"
+generator=()
+[ -f "$build/CMakeCache.txt" ] || generator=(-G Ninja)
+CC=clang CXX=clang++ cmake -S "$root" -B "$build" "${generator[@]}" \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOFLITE_WITH_CUDA=OFF -DOFLITE_SANITIZE=ON -DOFLITE_FUZZ=ON \
+  -DBUILD_TESTING=ON
+cmake --build "$build" -j "$(nproc)"
+cd "$build"
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+# consumer_example builds an uninstrumented program against the installed package: it tests
+# the packaging, which the plain run covers, and cannot link an instrumented library.
+exec ctest --output-on-failure -j "$(nproc)" -E '^consumer_example$'

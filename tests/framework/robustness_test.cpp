@@ -38,6 +38,52 @@ TEST(RobustnessTest, InvalidDeviceTypeHasNoProvider) {
   EXPECT_EQ(ep::DeviceCount(static_cast<DeviceType>(5)), 0);
 }
 
+// Not "built without cpu support": the value names no device type at all.
+TEST(RobustnessTest, InvalidDeviceTypeIsAValueErrorNamingTheValue) {
+  const Device bad(static_cast<DeviceType>(7), 0);
+  ExpectError(Tensor::Empty(Shape{2}, DataType::kFloat32, bad), ErrorKind::kValueError,
+              {"type value 7", "names no device type", "cpu or cuda"});
+  EXPECT_STREQ(DeviceTypeName(static_cast<DeviceType>(7)), "invalid");
+  EXPECT_EQ(bad.ToString(), "<invalid device type 7>");
+}
+
+TEST(RobustnessTest, FromHostWithNullDataIsAValueError) {
+  ExpectError(Tensor::FromHost(nullptr, 16, Shape{4}, DataType::kFloat32), ErrorKind::kValueError,
+              {"FromHost", "null", "16 bytes"});
+  // no bytes to read: null is fine
+  EXPECT_EQ(Unwrap(Tensor::FromHost(nullptr, 0, Shape{0}, DataType::kFloat32)).elem_cnt(), 0);
+}
+
+// A bool byte other than 0 or 1 would be undefined behaviour in every kernel that reads it;
+// like NumPy, any nonzero byte is true.
+TEST(RobustnessTest, BoolBytesOtherThanZeroAndOneAreTrue) {
+  const uint8_t bytes[] = {0, 1, 2, 3, 255, 0, 128};
+  const Tensor t = Unwrap(Tensor::FromHost(bytes, sizeof(bytes), Shape{7}, DataType::kBool));
+  uint8_t stored[7] = {};
+  ASSERT_TRUE(t.CopyToHost(stored, sizeof(stored)).ok());
+  EXPECT_EQ(std::vector<uint8_t>(stored, stored + 7), (std::vector<uint8_t>{0, 1, 1, 1, 1, 0, 1}));
+  EXPECT_EQ(ToDoubles(Unwrap(functional::Cast(t, DataType::kInt32))),
+            (std::vector<double>{0, 1, 1, 1, 1, 0, 1}));
+  EXPECT_EQ(ToDoubles(Unwrap(functional::Add(t, t))),  // bool add is or
+            (std::vector<double>{0, 1, 1, 1, 1, 0, 1}));
+}
+
+// The op checks it, so every entry point (functional, Dispatch, `oflite run`) refuses it.
+TEST(RobustnessTest, IntegerToANegativeIntegerPowerIsRefusedByTheOpItself) {
+  const Tensor x = MakeTensor({2, 3}, Shape{2}, DataType::kInt32);
+  ExpectError(DispatchOne("scalar_pow", {x}, {{"int_operand", int64_t{-1}}}),
+              ErrorKind::kValueError, {"pow", "negative integer powers", "exponent -1", "int32"});
+  // a float exponent, a float base, or the scalar as the base are fine
+  EXPECT_TRUE(DispatchOne("scalar_pow", {x},
+                          {{"float_operand", -1.0}, {"has_float_operand", true}})
+                  .ok());
+  EXPECT_TRUE(DispatchOne("scalar_pow", {x}, {{"int_operand", int64_t{-1}}, {"scalar_first", true}})
+                  .ok());
+  EXPECT_TRUE(DispatchOne("scalar_pow", {MakeTensor({2, 3}, Shape{2}, DataType::kFloat32)},
+                          {{"int_operand", int64_t{-1}}})
+                  .ok());
+}
+
 TEST(RobustnessTest, OpWithoutFunctionsIsNotImplemented) {
   const Tensor x = MakeTensor({1, 2}, Shape{2}, DataType::kFloat32);
   ExpectError(DispatchOne("test_no_functions", {x}), ErrorKind::kNotImplemented,

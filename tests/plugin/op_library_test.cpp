@@ -5,9 +5,14 @@
 // as any order of the others expects: loads are idempotent and failed ones stay failed.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <thread>
 
 #include "oneflow_lite/oneflow_lite.h"
 #include "tests/support/test_util.h"
@@ -138,6 +143,67 @@ TEST(OpLibraryTest, ALibraryOfAnotherVersionIsRefused) {
   ExpectError(LoadOpLibrary(OFLITE_TEST_PLUGIN_OLD_VERSION), ErrorKind::kValueError,
               {"compiled against oneflow_lite 0.0.7", std::string("oneflow_lite ") + Version()});
   EXPECT_FALSE(HasOp("plugin_old_version"));
+}
+
+TEST(OpLibraryTest, AnEntryFunctionReturningNullIsAValueErrorNotAThrow) {
+  const RegistrySnapshot before = RegistrySnapshot::Take();
+  ExpectError(LoadOpLibrary(OFLITE_TEST_PLUGIN_NULL_VERSION), ErrorKind::kValueError,
+              {RealPath(OFLITE_TEST_PLUGIN_NULL_VERSION), "returned a null version string",
+               "nothing it registered was kept"});
+  EXPECT_FALSE(HasOp("plugin_null_version"));
+  EXPECT_TRUE(RegistrySnapshot::Take() == before);
+}
+
+// Loads that register and undo (a library clashing with built-ins, copied to many paths so
+// each copy loads anew) while other threads dispatch built-in ops: no call may fail or see a
+// half-changed registry. Run under ThreadSanitizer or ASan it also shows no race or
+// use-after-free.
+TEST(OpLibraryTest, LoadingWhileOtherThreadsDispatchFailsNoCall) {
+  const std::string dir = std::filesystem::temp_directory_path() /
+                          ("oflite_plugin_copies_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  constexpr int kLoads = 150;
+  std::vector<std::string> copies;
+  for (int i = 0; i < kLoads; ++i) {
+    copies.push_back(dir + "/libconflict_" + std::to_string(i) + ".so");
+    std::filesystem::copy_file(OFLITE_TEST_PLUGIN_CONFLICT, copies.back());
+  }
+  const Tensor x = Unwrap(Tensor::FromVector<float>({1, 2, 3}, Shape{3}));
+  std::atomic<bool> done{false};
+  std::atomic<int> calls{0}, failures{0};
+  std::string first_failure;
+  std::mutex failure_mutex;
+  auto dispatch = [&] {
+    while (!done.load()) {
+      const Maybe<Tensor> sum = functional::Add(x, x);
+      const Maybe<Tensor> softmax = functional::Softmax(x, 0);
+      const bool ok = sum.ok() && softmax.ok() &&
+                      OpRegistry::Global().OwnerOf("softmax") == kBuiltinOwner;
+      calls.fetch_add(1);
+      if (!ok) {
+        failures.fetch_add(1);
+        std::lock_guard<std::mutex> lock(failure_mutex);
+        first_failure = !sum.ok()       ? sum.error().ToString()
+                        : !softmax.ok() ? softmax.error().ToString()
+                                        : "softmax owned by another library";
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back(dispatch);
+  }
+  for (const std::string& copy : copies) {
+    ExpectError(LoadOpLibrary(copy), ErrorKind::kValueError, {"nothing it registered was kept"});
+  }
+  done.store(true);
+  for (std::thread& thread : threads) {
+    thread.join();
+  }
+  std::filesystem::remove_all(dir);
+  EXPECT_GT(calls.load(), 0);
+  EXPECT_EQ(failures.load(), 0) << first_failure;
+  EXPECT_FALSE(HasOp("plugin_conflict_extra"));
 }
 
 TEST(OpLibraryTest, VersionsAreCompatibleWithinAMinorVersionBeforeOnePointZero) {

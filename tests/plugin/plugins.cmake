@@ -10,12 +10,13 @@ oflite_test_plugin(good scale_op.cpp plugin_scale)
 oflite_test_plugin(rival scale_op.cpp plugin_scale)  # the same op from another library
 oflite_test_plugin(no_entry scale_op.cpp plugin_no_entry OFLITE_TEST_PLUGIN_NO_ENTRY)
 oflite_test_plugin(old_version scale_op.cpp plugin_old_version OFLITE_TEST_PLUGIN_VERSION="0.0.7")
+oflite_test_plugin(null_version scale_op.cpp plugin_null_version OFLITE_TEST_PLUGIN_VERSION=nullptr)
 oflite_test_plugin(conflict conflict_op.cpp unused)
 
 oflite_test(plugin oflite_cli_support)
 # adding_an_op_doc_test.cpp reads docs/ADDING_AN_OP.md and the example it quotes.
 target_compile_definitions(oflite_plugin_test PRIVATE OFLITE_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
-foreach(name good rival no_entry old_version conflict)
+foreach(name good rival no_entry old_version null_version conflict)
   string(TOUPPER ${name} upper)
   target_compile_definitions(oflite_plugin_test PRIVATE
     OFLITE_TEST_PLUGIN_${upper}="$<TARGET_FILE:oflite_test_plugin_${name}>")

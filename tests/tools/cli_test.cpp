@@ -3,8 +3,10 @@
 #include <fcntl.h>
 #include <google/protobuf/util/json_util.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -807,6 +809,64 @@ TEST_F(CliTest, UnwritableOutput) {
   EXPECT_EQ(r.status, 1) << r;
   EXPECT_TRUE(StartsWith(r.err, "oflite: ValueError: ")) << r;
   EXPECT_TRUE(Contains(r.err, out)) << r;
+}
+
+// A write that fails exits 1 naming the file, never 0 with a lost output.
+TEST_F(CliTest, AFullDeviceAsOutputExitsOne) {
+  if (access("/dev/full", W_OK) != 0) {
+    GTEST_SKIP() << "no writable /dev/full";
+  }
+  const std::string in = WriteInput("x.npy", {1, 2}, {2}, DataType::kFloat32);
+  const CliResult r = Run({"run", "softmax", "--in", in, "--out", "/dev/full"});
+  EXPECT_TRUE(r.exited && r.status == 1) << r;
+  EXPECT_TRUE(StartsWith(r.err, "oflite: RuntimeError: cannot write /dev/full")) << r;
+  const CliResult json = Run({"optest", "--op", "relu", "--device", "cpu", "--cases", "1",
+                              "--dtype", "float32", "--json", "/dev/full"});
+  EXPECT_TRUE(json.exited && json.status == 1) << json;
+  EXPECT_TRUE(Contains(json.err, "--json: cannot write /dev/full")) << json;
+}
+
+// A file-size limit (as a full disk) stops the write part way: the earlier output stays whole.
+TEST_F(CliTest, AFailedWriteKeepsTheEarlierOutput) {
+  const std::vector<double> values(4096, 1.0);
+  const std::string in = WriteInput("x.npy", values, {4096}, DataType::kFloat32);
+  const std::string out = File("y.npy");
+  RunAndLoad({"run", "softmax", "--in", in, "--out", out}, out);
+  const std::string earlier = ReadText(out);
+  struct rlimit old_limit;
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old_limit), 0);
+  struct rlimit small = old_limit;
+  small.rlim_cur = 8192;  // the output is 16 KB; stdout and stderr stay far below
+  const sighandler_t old_handler = signal(SIGXFSZ, SIG_IGN);  // inherited: EFBIG, not a kill
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+  const CliResult r = Run({"run", "log_softmax", "--in", in, "--out", out});
+  setrlimit(RLIMIT_FSIZE, &old_limit);
+  signal(SIGXFSZ, old_handler);
+  EXPECT_TRUE(r.exited && r.status == 1) << r;
+  EXPECT_TRUE(Contains(r.err, "cannot write " + out)) << r;
+  EXPECT_EQ(ReadText(out), earlier);
+  size_t temporaries = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(File(""))) {
+    temporaries += Contains(entry.path().filename().string(), ".y.npy.") ? 1 : 0;
+  }
+  EXPECT_EQ(temporaries, 0u);
+}
+
+// The check lives in the op, so the CLI's call by op name meets it too.
+TEST_F(CliTest, IntegerScalarPowToANegativeExponentIsAValueError) {
+  const std::string in = WriteInput("x.npy", {2, 3}, {2}, DataType::kInt32);
+  ExpectCallError({"run", "scalar_pow", "--in", in, "--arg", "int_operand=-1"}, "ValueError",
+                  {"pow", "negative integer powers"});
+}
+
+TEST_F(CliTest, InputFromAPipe) {
+  const std::string in = WriteInput("x.npy", {1, 2, 3}, {3}, DataType::kFloat64);
+  const std::string out = File("y.npy");
+  const std::string command = "cat '" + in + "' | '" + OFLITE_CLI_PATH +
+                              "' run softmax --in /dev/stdin --out '" + out + "'";
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  ExpectAllClose(ToDoubles(Unwrap(npy::Load(out))),
+                 ReferenceSoftmax({1, 2, 3}, Shape{3}, 0, false), 1e-12, "softmax from a pipe");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdint>
@@ -13,6 +15,7 @@
 #include <iterator>
 #include <limits>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tests/support/test_util.h"
@@ -513,6 +516,101 @@ TEST(NpyTest, DataSizeIsCheckedBeforeReadingIt) {
   WriteBytes(path, NpyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (1099511627776,), }",
                            std::string(4, '\0')));
   ExpectError(npy::Load(path), ErrorKind::kValueError, {path, "holds 4 data bytes"});
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hostile and unusual inputs.
+
+TEST(NpyTest, BoolBytesOtherThanZeroAndOneLoadAsTrueAsInNumpy) {
+  ScratchDir dir;
+  const std::string path = dir.File("bools.npy");
+  WriteBytes(path, NpyFile("{'descr': '|b1', 'fortran_order': False, 'shape': (6,), }",
+                           std::string("\x00\x01\x02\x03\xff\x00", 6)));
+  const Tensor t = Unwrap(npy::Load(path));
+  // NumPy: np.load(path).astype(np.int32) is [0 1 1 1 1 0]
+  EXPECT_EQ(ToDoubles(Unwrap(functional::Cast(t, DataType::kInt32))),
+            (std::vector<double>{0, 1, 1, 1, 1, 0}));
+}
+
+TEST(NpyTest, ARepeatedKeyKeepsItsLastValue) {
+  ScratchDir dir;
+  const std::string path = dir.File("twice.npy");
+  WriteBytes(path, NpyFile("{'descr': '<f4', 'shape': (9,), 'fortran_order': False, "
+                           "'shape': (2,), }",
+                           RawBytes(std::vector<float>{1, 2})));
+  EXPECT_EQ(Unwrap(npy::Load(path)).shape(), Shape{2});
+}
+
+TEST(NpyTest, HeadersNumpyRefusesAreRefused) {
+  ScratchDir dir;
+  const std::string path = dir.File("bad.npy");
+  const std::pair<std::string, std::string> cases[] = {
+      {"{'descr': 'xf4', 'fortran_order': False, 'shape': (1,), }", "'xf4'"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (1,), 'x': 1}", "unexpected key"},
+      {"{'descr': '<f4\", 'fortran_order': False, 'shape': (1,), }", "expected ',' or '}'"},
+      {"{'descr': '<f4, 'fortran_order': False, 'shape': (1,), }", "expected ',' or '}'"},
+      {"{'descr': '<f4}", "unsupported character"},  // the string runs into the padding's '\n'
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }\xff", "unexpected text"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }" + std::string(1, '\0'),
+       "unexpected text"},
+  };
+  for (const auto& [dict, fragment] : cases) {
+    WriteBytes(path, NpyFile(dict, std::string(4, '\0')));
+    ExpectError(npy::Load(path), ErrorKind::kValueError, {path, fragment});
+  }
+}
+
+TEST(NpyTest, LoadsVersion3Header) {
+  ScratchDir dir;
+  const std::string path = dir.File("v3.npy");
+  WriteBytes(path, NpyFile("{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }",
+                           RawBytes(std::vector<int32_t>{7, -8}), 3));
+  EXPECT_EQ(ToDoubles(Unwrap(npy::Load(path))), (std::vector<double>{7, -8}));
+}
+
+// open() of a FIFO blocks until a writer comes; the reader opens without waiting, and a FIFO
+// with no writer reads as empty.
+TEST(NpyTest, AFifoWithoutAWriterIsAValueErrorNotAHang) {
+  ScratchDir dir;
+  const std::string path = dir.File("fifo");
+  ASSERT_EQ(mkfifo(path.c_str(), 0600), 0);
+  ExpectError(npy::Load(path), ErrorKind::kValueError, {path, "not a .npy file"});
+}
+
+// A pipe has no size: the data is read as it comes, and must end where the shape says.
+TEST(NpyTest, LoadsFromAPipe) {
+  const std::string file = NpyFile("{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }",
+                                   RawBytes(std::vector<double>{1.5, -2, 4}));
+  for (const std::string& extra : {std::string(), std::string("x")}) {
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    std::thread writer([&] {
+      const std::string bytes = file + extra;
+      EXPECT_EQ(write(fds[1], bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
+      close(fds[1]);
+    });
+    const std::string path = "/proc/self/fd/" + std::to_string(fds[0]);
+    const Maybe<Tensor> loaded = npy::Load(path);
+    writer.join();
+    close(fds[0]);
+    if (extra.empty()) {
+      EXPECT_EQ(ToDoubles(Unwrap(loaded)), (std::vector<double>{1.5, -2, 4}));
+    } else {
+      ExpectError(loaded, ErrorKind::kValueError, {path, "more data than the header's shape"});
+    }
+  }
+}
+
+TEST(NpyTest, AShortPipeIsAValueErrorNamingWhatCame) {
+  const std::string file = NpyFile("{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }",
+                                   RawBytes(std::vector<double>{1.5}));
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  ASSERT_EQ(write(fds[1], file.data(), file.size()), static_cast<ssize_t>(file.size()));
+  close(fds[1]);
+  const std::string path = "/proc/self/fd/" + std::to_string(fds[0]);
+  ExpectError(npy::Load(path), ErrorKind::kValueError, {path, "holds 8 data bytes", "needs 24"});
+  close(fds[0]);
 }
 
 }  // namespace

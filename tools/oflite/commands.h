@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "oneflow_lite/common/error.h"
+#include "tools/oflite/function_table.h"
 #include "tools/oflite/optest_runner.h"
 
 namespace oflite {
@@ -45,6 +46,17 @@ struct OptestOptions {
   std::string json;         // report file; empty: none
   bool list = false;
 };
+
+// What `run` calls, from its options alone (no file is read): ValueError for an unknown
+// function, a wrong number of inputs, a bad argument or device.
+struct RunCall {
+  const FunctionEntry* function = nullptr;
+  AttrMap args;
+  Device device;
+};
+Maybe<RunCall> ParseRunOptions(const RunOptions& options);
+// The optest runner's options from the command line's; ValueError for a bad value.
+Maybe<optest::Options> ParseOptestOptions(const OptestOptions& options);
 
 int OpsCommand(bool json);
 int BenchCommand(const BenchOptions& options);

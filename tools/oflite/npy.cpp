@@ -40,9 +40,10 @@ const Descr kDescrs[] = {
 Maybe<DataType> DescrToDataType(const std::string& path, const std::string& descr) {
   const std::string order = "<>|=";
   OFLITE_CHECK_OR_RETURN(descr.size() >= 2 && order.find(descr[0]) != std::string::npos,
-                         NotImplemented)
-      << path << ": unsupported NumPy dtype '" << descr
-      << "' (expected a byte order '<', '|', '=' and a type code such as f4)";
+                         ValueError)
+      << path << ": descr '" << descr
+      << "' is not a dtype descriptor oflite reads (a byte order '<', '>', '|' or '=', then a "
+      << "type code such as f4)";
   for (const Descr& d : kDescrs) {
     if (descr.substr(1) == d.text) {
       OFLITE_CHECK_OR_RETURN(descr[0] != '>' || DataTypeSize(d.dtype) == 1, NotImplemented)

@@ -152,16 +152,17 @@ struct Entries {
   std::optional<Value> descr, fortran_order, shape;
 };
 
-Maybe<void> Store(Cursor* cursor, const std::string& key, Value value, Entries* entries) {
+// The slot a key fills; the keys are exactly NumPy's three.
+Maybe<std::optional<Value>*> Slot(const Cursor& cursor, const std::string& key,
+                                  Entries* entries) {
   std::optional<Value>* slot = key == "descr"           ? &entries->descr
                                : key == "fortran_order" ? &entries->fortran_order
                                : key == "shape"         ? &entries->shape
                                                         : nullptr;
   OFLITE_CHECK_OR_RETURN(slot != nullptr, ValueError)
-      << cursor->Fail("unexpected key '" + key +
-                      "' (the keys are exactly 'descr', 'fortran_order' and 'shape')");
-  *slot = std::move(value);
-  return Ok();
+      << cursor.Fail("unexpected key '" + key +
+                     "' (the keys are exactly 'descr', 'fortran_order' and 'shape')");
+  return slot;
 }
 
 Maybe<Entries> Dict(std::string_view text) {
@@ -181,10 +182,12 @@ Maybe<Entries> Dict(std::string_view text) {
     first = false;
     std::string key;
     OFLITE_ASSIGN_OR_RETURN(key, cursor.String());
+    std::optional<Value>* slot = nullptr;
+    OFLITE_ASSIGN_OR_RETURN(slot, Slot(cursor, key, &entries));
     OFLITE_JUST(cursor.Expect(':', "after a key"));
     Value value;
     OFLITE_ASSIGN_OR_RETURN(value, cursor.AnyValue());
-    OFLITE_JUST(Store(&cursor, key, std::move(value), &entries));
+    *slot = std::move(value);  // a repeated key keeps its last value
   }
   cursor.SkipSpace();
   OFLITE_CHECK_OR_RETURN(cursor.AtEnd(), ValueError)

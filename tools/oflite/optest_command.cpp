@@ -49,28 +49,6 @@ class ProgressLine {
   bool shown_ = false;
 };
 
-Maybe<optest::Options> ToRunnerOptions(const OptestOptions& cli) {
-  optest::Options options;
-  options.ops = cli.ops;
-  if (!cli.device.empty()) {
-    Device device;
-    OFLITE_ASSIGN_OR_RETURN(device, Device::Parse(cli.device));
-    options.devices.push_back(device.type());
-  }
-  for (const std::string& name : cli.dtypes) {
-    DataType dtype = DataType::kFloat32;
-    OFLITE_ASSIGN_OR_RETURN(dtype, ParseDataType(name));
-    options.dtypes.push_back(dtype);
-  }
-  options.cases = cli.cases;
-  options.seed = cli.seed;
-  if (cli.case_index >= 0) {
-    options.case_index = cli.case_index;
-  }
-  OFLITE_JUST(optest::ValidateOptions(options));
-  return options;
-}
-
 // "softmax  devices=cpu,cuda  dtypes=float32,float16  sbp=3", or "relu  devices=cpu  untested".
 void PrintList(const std::vector<optest::ListEntry>& entries) {
   for (const optest::ListEntry& e : entries) {
@@ -122,8 +100,30 @@ int RunAndPrint(const optest::Options& options, const std::string& json_path) {
 
 }  // namespace
 
+Maybe<optest::Options> ParseOptestOptions(const OptestOptions& cli) {
+  optest::Options options;
+  options.ops = cli.ops;
+  if (!cli.device.empty()) {
+    Device device;
+    OFLITE_ASSIGN_OR_RETURN(device, Device::Parse(cli.device));
+    options.devices.push_back(device.type());
+  }
+  for (const std::string& name : cli.dtypes) {
+    DataType dtype = DataType::kFloat32;
+    OFLITE_ASSIGN_OR_RETURN(dtype, ParseDataType(name));
+    options.dtypes.push_back(dtype);
+  }
+  options.cases = cli.cases;
+  options.seed = cli.seed;
+  if (cli.case_index >= 0) {
+    options.case_index = cli.case_index;
+  }
+  OFLITE_JUST(optest::ValidateOptions(options));
+  return options;
+}
+
 int OptestCommand(const OptestOptions& cli) {
-  const Maybe<optest::Options> options = ToRunnerOptions(cli);
+  const Maybe<optest::Options> options = ParseOptestOptions(cli);
   if (!options.ok()) {
     ReportError(options.error());
     return 2;

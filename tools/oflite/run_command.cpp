@@ -8,25 +8,29 @@
 namespace oflite {
 namespace cli {
 
+Maybe<RunCall> ParseRunOptions(const RunOptions& options) {
+  RunCall call;
+  OFLITE_ASSIGN_OR_RETURN(call.function, FindFunction(options.function));
+  OFLITE_CHECK_OR_RETURN(options.inputs.size() == call.function->tensors.size(), ValueError)
+      << call.function->name << ": takes " << call.function->tensors.size()
+      << " tensor(s) via --in, got " << options.inputs.size();
+  OFLITE_ASSIGN_OR_RETURN(call.args, ParseArgs(*call.function, options.args));
+  OFLITE_ASSIGN_OR_RETURN(call.device, Device::Parse(options.device));
+  return call;
+}
+
 namespace {
 Maybe<void> Run(const RunOptions& options) {
-  const FunctionEntry* function = nullptr;
-  OFLITE_ASSIGN_OR_RETURN(function, FindFunction(options.function));
-  OFLITE_CHECK_OR_RETURN(options.inputs.size() == function->tensors.size(), ValueError)
-      << function->name << ": takes " << function->tensors.size() << " tensor(s) via --in, got "
-      << options.inputs.size();
-  AttrMap args;
-  OFLITE_ASSIGN_OR_RETURN(args, ParseArgs(*function, options.args));
-  Device device;
-  OFLITE_ASSIGN_OR_RETURN(device, Device::Parse(options.device));
+  RunCall call;
+  OFLITE_ASSIGN_OR_RETURN(call, ParseRunOptions(options));
   std::vector<Tensor> inputs;
   for (const std::string& path : options.inputs) {
     Tensor input;
-    OFLITE_ASSIGN_OR_RETURN(input, npy::Load(path, device));
+    OFLITE_ASSIGN_OR_RETURN(input, npy::Load(path, call.device));
     inputs.push_back(input);
   }
   Tensor output;
-  OFLITE_ASSIGN_OR_RETURN(output, function->call(inputs, args));
+  OFLITE_ASSIGN_OR_RETURN(output, call.function->call(inputs, call.args));
   return npy::Save(options.output, output, options.bfloat16_bits);
 }
 }  // namespace

@@ -1,0 +1,75 @@
+#include "tools/oflite/command_line.h"
+
+namespace oflite {
+namespace cli {
+
+namespace {
+
+void AddRun(CLI::App* app, RunOptions* o) {
+  CLI::App* run = app->add_subcommand("run", "Call a functional API on .npy files");
+  run->add_option("function", o->function, "snake_case name, e.g. softmax")->required();
+  run->add_option("--in", o->inputs, "Input .npy file, in the call's order")->required();
+  run->add_option("--arg", o->args, "NAME=VALUE argument (lists: 2,0,1)");
+  run->add_option("--device", o->device, "cpu or cuda[:N]");
+  run->add_option("--out", o->output, "Output .npy file")->required();
+  run->add_flag("--bfloat16-bits", o->bfloat16_bits,
+                "Write a bfloat16 result as its raw bits (uint16) instead of float32");
+}
+
+void AddBench(CLI::App* app, BenchOptions* o) {
+  CLI::App* bench = app->add_subcommand("bench", "Time a functional call (CUDA events, L2 flushed)");
+  bench->add_option("function", o->function, "snake_case name, or copy");
+  bench->add_option("--shape", o->shape, "R,C[,...]; for matmul M,N,K");
+  bench->add_option("--dtype", o->dtype, "float32|float16|bfloat16|float64");
+  bench->add_option(
+      "--arg", o->args,
+      "NAME=VALUE argument; <input>_shape=D0,D1 gives that input its own shape (y_shape=8192,1)");
+  bench->add_option("--device", o->device, "cpu or cuda[:N] (default: cuda:0 if any)");
+  bench->add_option("--warmup", o->warmup, "untimed calls first");
+  bench->add_option("--reps", o->reps, "timed calls (the median is reported)");
+  bench->add_flag("--json", o->json, "one JSON object per result");
+  bench->add_option("--sweep", o->sweep, "softmax: the rows=49152 sweep in docs/BENCHMARKS.md");
+  bench->add_option("--impl", o->impl, "softmax path: auto|warp|register|smem|uncached");
+}
+
+void AddOptest(CLI::App* app, OptestOptions* o) {
+  CLI::App* optest =
+      app->add_subcommand("optest", "Prove every op against its spec (reference, shapes, SBP)");
+  optest->add_option("--op", o->ops, "Only this op (repeatable; default: all)");
+  optest->add_option("--device", o->device, "cpu or cuda (default: every visible)")
+      ->check(CLI::IsMember({"cpu", "cuda"}));
+  optest->add_option("--dtype", o->dtypes, "Only this dtype (repeatable)");
+  // The runner checks the range, with a message naming the option (CLI11's prints 1.8e308).
+  optest->add_option("--cases", o->cases, "Random cases per op/device/dtype (1..1000000)");
+  optest->add_option("--seed", o->seed, "Seed every case is drawn from");
+  optest->add_option("--case", o->case_index, "Run only case I (reproduces a failure)")
+      ->check(CLI::NonNegativeNumber);
+  optest->add_option("--json", o->json, "Write the report as JSON to FILE");
+  optest->add_flag("--list", o->list, "List ops, devices, dtypes, SBP signatures");
+}
+
+}  // namespace
+
+std::unique_ptr<CLI::App> MakeCommandLine(CommandLineOptions* options) {
+  auto app = std::make_unique<CLI::App>("oneflow_lite: an embeddable operator runtime");
+  app->require_subcommand(1);
+  // Op libraries load before any subcommand runs, so every command sees their ops.
+  app->add_option("--load", options->op_libraries,
+                  "Load an op library (a plugin .so) before the command; repeatable")
+      ->allow_extra_args(false);
+  CLI::App* ops = app->add_subcommand("ops", "List every registered op with its kernels");
+  ops->add_flag("--json", options->ops_json, "Print the OpDefList as JSON");
+  AddRun(app.get(), &options->run);
+  app->add_subcommand("demo", "Softmax and log_softmax end to end");
+  AddBench(app.get(), &options->bench);
+  AddOptest(app.get(), &options->optest);
+  return app;
+}
+
+std::string ChosenSubcommand(const CLI::App& app) {
+  const auto chosen = app.get_subcommands();
+  return chosen.empty() ? std::string() : chosen[0]->get_name();
+}
+
+}  // namespace cli
+}  // namespace oflite
