@@ -13,8 +13,10 @@
 // the library, when it registers an op, kernel, test spec or primitive factory that exists:
 // the error names the thing and both owners. A failed library stays mapped but inert, and
 // loading it again gives the same error (dlclose cannot promise to unload a C++ library, and
-// code it ran may have left pointers into it). Load libraries before other threads dispatch:
-// the registries are not locked against readers. An op library that links another one
+// code it ran may have left pointers into it). Other threads may dispatch while a library
+// loads: the registries are read from snapshots without a lock, so built-in ops are never
+// disturbed, though a thread may see a loading library's ops appear one by one (and a failing
+// library's until they are undone). An op library that links another one
 // (DT_NEEDED) should be loaded after it: what the other registers while this one loads is
 // counted as this one's.
 #ifndef ONEFLOW_LITE_FRAMEWORK_OP_LIBRARY_H_

@@ -155,9 +155,9 @@ TEST(OpLibraryTest, AnEntryFunctionReturningNullIsAValueErrorNotAThrow) {
 }
 
 // Loads that register and undo (a library clashing with built-ins, copied to many paths so
-// each copy loads anew) while other threads dispatch built-in ops: no call may fail or see a
-// half-changed registry. Run under ThreadSanitizer or ASan it also shows no race or
-// use-after-free.
+// each copy loads anew) while other threads dispatch built-in ops: no built-in call may fail
+// or find softmax owned by another library. Under ASan (tools/test.sh --sanitize) it also shows
+// no use-after-free of a registry entry.
 TEST(OpLibraryTest, LoadingWhileOtherThreadsDispatchFailsNoCall) {
   const std::string dir = std::filesystem::temp_directory_path() /
                           ("oflite_plugin_copies_" + std::to_string(getpid()));

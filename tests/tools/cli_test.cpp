@@ -859,6 +859,20 @@ TEST_F(CliTest, IntegerScalarPowToANegativeExponentIsAValueError) {
                   {"pow", "negative integer powers"});
 }
 
+// /dev/stdout is the process's own descriptor: `>> log` appends, nothing replaces the log.
+TEST_F(CliTest, OutputToStdoutAppendsUnderARedirection) {
+  const std::string in = WriteInput("x.npy", {1, 2}, {2}, DataType::kFloat32);
+  const std::string log = File("log");
+  {
+    std::ofstream(log) << "earlier line\n";
+  }
+  const std::string command = "'" + std::string(OFLITE_CLI_PATH) + "' run softmax --in '" + in +
+                              "' --out /dev/stdout >> '" + log + "'";
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  const std::string text = ReadText(log);
+  EXPECT_EQ(text.rfind("earlier line\n\x93NUMPY", 0), 0u) << text.substr(0, 40);
+}
+
 TEST_F(CliTest, InputFromAPipe) {
   const std::string in = WriteInput("x.npy", {1, 2, 3}, {3}, DataType::kFloat64);
   const std::string out = File("y.npy");

@@ -38,6 +38,13 @@ TEST(NpyHeaderTest, AcceptsPythonLiteralSpellingsNumpyAccepts) {
   EXPECT_EQ(h.shape, (std::vector<int64_t>{4, 0}));
 }
 
+TEST(NpyHeaderTest, TakesTheWhitespaceNumpyWritesAroundTheDict) {
+  const std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (1,)}";
+  for (const std::string& text : {" \t" + dict, dict + "  \t \n", dict + "\r\n", dict}) {
+    EXPECT_EQ(Parse(text).shape, std::vector<int64_t>{1}) << text;
+  }
+}
+
 TEST(NpyHeaderTest, ARepeatedKeyKeepsItsLastValueAsAPythonDictDoes) {
   const npy::Header h = Parse(
       "{'shape': (9, 9), 'descr': '<f4', 'fortran_order': True, 'shape': (3,), "
@@ -86,6 +93,9 @@ TEST(NpyHeaderTest, RefusesWhatNumpyRefuses) {
       {"['descr', '<f4']", "expected '{'"},
       {"", "expected '{'"},
       {"{,}", "expected a quoted string"},
+      // Python's literal_eval: an indented line is an IndentationError
+      {"\n {" + good + "}", "expected '{'"},
+      {"{" + good + "}\n ", "unexpected text after the header dict"},
   };
   for (const Bad& bad : cases) {
     ExpectError(npy::ParseHeader(bad.text), ErrorKind::kValueError, {bad.fragment});

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -568,13 +569,41 @@ TEST(NpyTest, LoadsVersion3Header) {
   EXPECT_EQ(ToDoubles(Unwrap(npy::Load(path))), (std::vector<double>{7, -8}));
 }
 
-// open() of a FIFO blocks until a writer comes; the reader opens without waiting, and a FIFO
-// with no writer reads as empty.
+TEST(NpyTest, AMinorVersionNumpyNeverWroteIsRefused) {
+  ScratchDir dir;
+  const std::string path = dir.File("v1_5.npy");
+  std::string file = NpyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }",
+                             std::string(4, '\0'));
+  file[7] = 5;
+  WriteBytes(path, file);
+  ExpectError(npy::Load(path), ErrorKind::kValueError, {path, "version 1.5"});
+}
+
+// open() of a FIFO blocks until a writer comes; the reader opens without blocking and gives a
+// writer a few seconds, so a FIFO nobody writes is an error, not a hang.
 TEST(NpyTest, AFifoWithoutAWriterIsAValueErrorNotAHang) {
   ScratchDir dir;
   const std::string path = dir.File("fifo");
   ASSERT_EQ(mkfifo(path.c_str(), 0600), 0);
-  ExpectError(npy::Load(path), ErrorKind::kValueError, {path, "not a .npy file"});
+  const auto start = std::chrono::steady_clock::now();
+  ExpectError(npy::Load(path), ErrorKind::kValueError, {path, "no writer opened the FIFO"});
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+}
+
+// `producer > fifo & oflite run --in fifo`: the writer may come a moment after the reader.
+TEST(NpyTest, AFifoWhoseWriterComesLateIsRead) {
+  ScratchDir dir;
+  const std::string path = dir.File("fifo");
+  ASSERT_EQ(mkfifo(path.c_str(), 0600), 0);
+  const std::string file = NpyFile("{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }",
+                                   RawBytes(std::vector<int32_t>{5, 6}));
+  std::thread writer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    WriteBytes(path, file);  // opens the FIFO for writing: blocks until the reader is there
+  });
+  const Maybe<Tensor> loaded = npy::Load(path);
+  writer.join();
+  EXPECT_EQ(ToDoubles(Unwrap(loaded)), (std::vector<double>{5, 6}));
 }
 
 // A pipe has no size: the data is read as it comes, and must end where the shape says.

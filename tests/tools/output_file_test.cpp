@@ -10,10 +10,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <thread>
 
 #include "tests/support/test_util.h"
 
@@ -99,10 +101,36 @@ TEST_F(OutputFileTest, AFullDeviceIsARuntimeError) {
               {"cannot write /dev/full", "No space left"});
 }
 
-TEST_F(OutputFileTest, AFifoWithoutAReaderFailsAtOnce) {
+TEST_F(OutputFileTest, AFifoWithoutAReaderIsAValueErrorNotAHang) {
   ASSERT_EQ(mkfifo(File("fifo").c_str(), 0600), 0);
   ExpectError(cli::WriteOutputFile(File("fifo"), {"data"}), ErrorKind::kValueError,
-              {"cannot open " + File("fifo")});
+              {"cannot open " + File("fifo"), "no reader"});
+}
+
+TEST_F(OutputFileTest, AFifoWhoseReaderComesLateIsWritten) {
+  ASSERT_EQ(mkfifo(File("fifo").c_str(), 0600), 0);
+  std::string got;
+  std::thread reader([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    got = Read(File("fifo"));
+  });
+  const Maybe<void> written = cli::WriteOutputFile(File("fifo"), {"da", "ta"});
+  reader.join();
+  EXPECT_TRUE(written.ok());
+  EXPECT_EQ(got, "data");
+}
+
+// Renaming needs only the folder's permission; the target's own is what decides. (root may
+// write anything, so this is seen only without root.)
+TEST_F(OutputFileTest, AReadOnlyTargetIsRefusedAndKept) {
+  if (geteuid() == 0) {
+    GTEST_SKIP() << "root may write a read-only file";
+  }
+  ASSERT_TRUE(cli::WriteOutputFile(File("ro.bin"), {"kept"}).ok());
+  ASSERT_EQ(chmod(File("ro.bin").c_str(), 0444), 0);
+  ExpectError(cli::WriteOutputFile(File("ro.bin"), {"new"}), ErrorKind::kValueError,
+              {File("ro.bin"), "Permission denied"});
+  EXPECT_EQ(Read(File("ro.bin")), "kept");
 }
 
 TEST_F(OutputFileTest, ADirectoryOrAMissingFolderIsAValueError) {

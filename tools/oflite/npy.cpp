@@ -1,6 +1,7 @@
 #include "tools/oflite/npy.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -23,6 +24,8 @@ constexpr size_t kMaxHeaderBytes = 10000;
 // Data from a pipe arrives in pieces of this size, so a header that promises more than the
 // stream holds costs no more memory than the stream.
 constexpr size_t kStreamChunk = size_t{1} << 20;
+// How long a FIFO's writer has to appear.
+constexpr int kFifoWaitMs = 5000;
 
 struct Descr {
   const char* text;  // without the byte-order character
@@ -56,7 +59,7 @@ Maybe<DataType> DescrToDataType(const std::string& path, const std::string& desc
          << "' (supported: float32, float64, float16, int8, uint8, int32, int64, bool)";
 }
 
-// The input file, opened so that a FIFO without a writer reads as empty instead of blocking.
+// The input file: a regular file, or a pipe, FIFO or device read as a stream.
 class InputFile {
  public:
   InputFile() = default;
@@ -72,10 +75,6 @@ class InputFile {
     path_ = path;
     fd_ = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     OFLITE_CHECK_OR_RETURN(fd_ >= 0, ValueError) << path << ": cannot open file: " << Reason();
-    const int flags = fcntl(fd_, F_GETFL);
-    OFLITE_CHECK_OR_RETURN(flags >= 0 && fcntl(fd_, F_SETFL, flags & ~O_NONBLOCK) == 0,
-                           ValueError)
-        << path << ": cannot read: " << Reason();
     struct stat info;
     OFLITE_CHECK_OR_RETURN(fstat(fd_, &info) == 0, ValueError)
         << path << ": cannot read: " << Reason();
@@ -83,12 +82,23 @@ class InputFile {
         << path << ": is a directory, not a .npy file";
     regular_ = S_ISREG(info.st_mode);
     size_ = regular_ ? static_cast<uint64_t>(info.st_size) : 0;
+    if (S_ISFIFO(info.st_mode)) {
+      OFLITE_JUST(AwaitWriter());
+    }
+    const int flags = fcntl(fd_, F_GETFL);
+    OFLITE_CHECK_OR_RETURN(flags >= 0 && fcntl(fd_, F_SETFL, flags & ~O_NONBLOCK) == 0,
+                           ValueError)
+        << path << ": cannot read: " << Reason();
     return Ok();
   }
 
   // Reads up to n bytes, fewer only at the end of the file.
   Maybe<size_t> Read(char* buffer, size_t n) {
     size_t done = 0;
+    if (has_pending_ && n > 0) {
+      buffer[done++] = pending_;
+      has_pending_ = false;
+    }
     while (done < n) {
       const ssize_t got = read(fd_, buffer + done, n - done);
       if (got < 0 && errno == EINTR) {
@@ -109,8 +119,34 @@ class InputFile {
  private:
   static std::string Reason() { return std::strerror(errno); }
 
+  // Opened without blocking, a FIFO nobody writes to yet reads as end-of-file at once: give a
+  // writer that is starting up a few seconds to come, instead of failing at once or (as a
+  // blocking open would) waiting forever. A pipe with a writer is read at the writer's pace.
+  Maybe<void> AwaitWriter() {
+    ssize_t got = -1;
+    do {
+      got = read(fd_, &pending_, 1);
+    } while (got < 0 && errno == EINTR);
+    has_pending_ = got == 1;
+    if (got != 0) {
+      OFLITE_CHECK_OR_RETURN(got == 1 || errno == EAGAIN, ValueError)
+          << path_ << ": cannot read: " << Reason();
+      return Ok();  // data, or a writer that has not written yet
+    }
+    pollfd writer{fd_, POLLIN, 0};
+    int ready = -1;
+    do {
+      ready = poll(&writer, 1, kFifoWaitMs);
+    } while (ready < 0 && errno == EINTR);
+    OFLITE_CHECK_OR_RETURN(ready > 0, ValueError)
+        << path_ << ": no writer opened the FIFO within " << kFifoWaitMs << " ms";
+    return Ok();
+  }
+
   std::string path_;
   int fd_ = -1;
+  char pending_ = 0;  // a byte AwaitWriter read ahead
+  bool has_pending_ = false;
   bool regular_ = false;
   uint64_t size_ = 0;
 };
@@ -132,8 +168,10 @@ Maybe<std::string> ReadHeaderText(InputFile* file, const std::string& path, size
   OFLITE_CHECK_OR_RETURN(got == 8 && std::memcmp(preamble, kMagic, kMagicSize) == 0, ValueError)
       << path << ": not a .npy file (bad magic)";
   const int major = static_cast<unsigned char>(preamble[6]);
-  OFLITE_CHECK_OR_RETURN(major >= 1 && major <= 3, ValueError)
-      << path << ": unsupported .npy format version " << major;
+  const int minor = static_cast<unsigned char>(preamble[7]);
+  OFLITE_CHECK_OR_RETURN(major >= 1 && major <= 3 && minor == 0, ValueError)
+      << path << ": unsupported .npy format version " << major << "." << minor
+      << " (NumPy writes 1.0, 2.0 and 3.0)";
   // Version 1 stores the header length in 2 bytes, versions 2 and 3 in 4 (little-endian).
   const size_t length_bytes = major == 1 ? 2 : 4;
   OFLITE_JUST(ReadExactly(file, path, preamble + 8, length_bytes, "header"));

@@ -1,5 +1,6 @@
 #include "tools/oflite/npy_header.h"
 
+#include <algorithm>
 #include <optional>
 
 namespace oflite {
@@ -42,6 +43,15 @@ class Cursor {
     }
   }
   bool AtEnd() const { return pos_ == text_.size(); }
+  // Spaces and tabs, then line ends, then nothing, as NumPy pads a header. Python refuses some
+  // other endings (spaces after a newline are an indentation error), so no others are taken.
+  bool OnlyLineEndsLeft() {
+    while (Take(' ') || Take('\t')) {
+    }
+    while (Take('\n') || Take('\r')) {
+    }
+    return AtEnd();
+  }
   char Peek() const { return AtEnd() ? '\0' : text_[pos_]; }
   bool Take(char c) {
     if (Peek() != c || AtEnd()) {
@@ -166,8 +176,12 @@ Maybe<std::optional<Value>*> Slot(const Cursor& cursor, const std::string& key,
 }
 
 Maybe<Entries> Dict(std::string_view text) {
-  Cursor cursor(text);
-  OFLITE_JUST(cursor.Expect('{', "to open the header dict"));
+  // Python's literal_eval strips only spaces and tabs before the expression; a newline there
+  // is an indentation error.
+  const size_t start = std::min(text.find_first_not_of(" \t"), text.size());
+  Cursor cursor(text.substr(start));
+  OFLITE_CHECK_OR_RETURN(cursor.Take('{'), ValueError)
+      << cursor.Fail("expected '{' to open the header dict");
   Entries entries;
   bool first = true;
   for (cursor.SkipSpace(); !cursor.Take('}'); cursor.SkipSpace()) {
@@ -189,8 +203,7 @@ Maybe<Entries> Dict(std::string_view text) {
     OFLITE_ASSIGN_OR_RETURN(value, cursor.AnyValue());
     *slot = std::move(value);  // a repeated key keeps its last value
   }
-  cursor.SkipSpace();
-  OFLITE_CHECK_OR_RETURN(cursor.AtEnd(), ValueError)
+  OFLITE_CHECK_OR_RETURN(cursor.OnlyLineEndsLeft(), ValueError)
       << cursor.Fail("unexpected text after the header dict");
   return entries;
 }

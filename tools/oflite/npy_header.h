@@ -20,9 +20,10 @@ struct Header {
 };
 
 // One linear pass, no recursion. Accepts a subset of what NumPy accepts (single- or
-// double-quoted strings without escapes, decimal integers, no comments) and refuses everything
-// NumPy refuses: other or missing keys, a value of the wrong type, bytes outside printable
-// ASCII and whitespace. A key given twice keeps its last value, as a Python dict does.
+// double-quoted strings without escapes, decimal integers, no comments; only spaces and tabs
+// before the dict, and spaces, tabs and then line ends after it) and refuses everything NumPy
+// refuses: other or missing keys, a value of the wrong type, bytes outside printable ASCII and
+// whitespace. A key given twice keeps its last value, as a Python dict does.
 // ValueError messages do not name the file; the caller adds it.
 Maybe<Header> ParseHeader(std::string_view text);
 

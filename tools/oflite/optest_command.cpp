@@ -70,8 +70,9 @@ void PrintList(const std::vector<optest::ListEntry>& entries) {
 Maybe<void> WriteJson(const std::string& path, const optest::Report& report) {
   const std::string json = optest::ReportToJson(report);
   const Maybe<void> written = WriteOutputFile(path, {json});
-  OFLITE_CHECK_OR_RETURN(written.ok(), RuntimeError)
-      << "optest: --json: " << (written.ok() ? "" : written.error().message());
+  if (!written.ok()) {  // the writer's kind: ValueError for a bad path, RuntimeError for I/O
+    return Error(written.error().kind(), "optest: --json: " + written.error().message());
+  }
   return Ok();
 }
 
