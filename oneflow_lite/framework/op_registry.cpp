@@ -18,8 +18,8 @@ void OpRegistry::Register(OpSchema schema) {
       ReportDuplicateRegistration("op '" + name + "'", it->second->owner);
       return;
     }
-    table.emplace(name,
-                  std::make_shared<const Entry>(Entry{std::move(schema), CurrentRegistrationOwner()}));
+    table.emplace(
+        name, std::make_shared<const Entry>(Entry{std::move(schema), CurrentRegistrationOwner()}));
   });
 }
 

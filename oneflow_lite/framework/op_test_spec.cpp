@@ -104,8 +104,8 @@ void OpTestRegistry::Register(const std::string& op_type, OpTestSpec spec) {
       return;
     }
     spec.op_type = op_type;
-    table.emplace(op_type,
-                  std::make_shared<const Entry>(Entry{std::move(spec), CurrentRegistrationOwner()}));
+    table.emplace(
+        op_type, std::make_shared<const Entry>(Entry{std::move(spec), CurrentRegistrationOwner()}));
   });
 }
 

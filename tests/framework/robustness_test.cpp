@@ -74,11 +74,10 @@ TEST(RobustnessTest, IntegerToANegativeIntegerPowerIsRefusedByTheOpItself) {
   ExpectError(DispatchOne("scalar_pow", {x}, {{"int_operand", int64_t{-1}}}),
               ErrorKind::kValueError, {"pow", "negative integer powers", "exponent -1", "int32"});
   // a float exponent, a float base, or the scalar as the base are fine
-  EXPECT_TRUE(DispatchOne("scalar_pow", {x},
-                          {{"float_operand", -1.0}, {"has_float_operand", true}})
-                  .ok());
-  EXPECT_TRUE(DispatchOne("scalar_pow", {x}, {{"int_operand", int64_t{-1}}, {"scalar_first", true}})
-                  .ok());
+  EXPECT_TRUE(
+      DispatchOne("scalar_pow", {x}, {{"float_operand", -1.0}, {"has_float_operand", true}}).ok());
+  EXPECT_TRUE(
+      DispatchOne("scalar_pow", {x}, {{"int_operand", int64_t{-1}}, {"scalar_first", true}}).ok());
   EXPECT_TRUE(DispatchOne("scalar_pow", {MakeTensor({2, 3}, Shape{2}, DataType::kFloat32)},
                           {{"int_operand", int64_t{-1}}})
                   .ok());

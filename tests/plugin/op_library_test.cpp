@@ -4,7 +4,6 @@
 // built from tests/plugin/libraries (tests/plugin/plugins.cmake). Each test leaves the process
 // as any order of the others expects: loads are idempotent and failed ones stay failed.
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -159,8 +158,8 @@ TEST(OpLibraryTest, AnEntryFunctionReturningNullIsAValueErrorNotAThrow) {
 // or find softmax owned by another library. tools/test.sh --sanitize runs it under
 // ThreadSanitizer too, which the unlocked registries it was written for failed every time.
 TEST(OpLibraryTest, LoadingWhileOtherThreadsDispatchFailsNoCall) {
-  const std::string dir = std::filesystem::temp_directory_path() /
-                          ("oflite_plugin_copies_" + std::to_string(getpid()));
+  const std::string dir =
+      std::filesystem::temp_directory_path() / ("oflite_plugin_copies_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   constexpr int kLoads = 150;
   std::vector<std::string> copies;

@@ -863,9 +863,7 @@ TEST_F(CliTest, IntegerScalarPowToANegativeExponentIsAValueError) {
 TEST_F(CliTest, OutputToStdoutAppendsUnderARedirection) {
   const std::string in = WriteInput("x.npy", {1, 2}, {2}, DataType::kFloat32);
   const std::string log = File("log");
-  {
-    std::ofstream(log) << "earlier line\n";
-  }
+  { std::ofstream(log) << "earlier line\n"; }
   const std::string command = "'" + std::string(OFLITE_CLI_PATH) + "' run softmax --in '" + in +
                               "' --out /dev/stdout >> '" + log + "'";
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
@@ -879,8 +877,8 @@ TEST_F(CliTest, InputFromAPipe) {
   const std::string command = "cat '" + in + "' | '" + OFLITE_CLI_PATH +
                               "' run softmax --in /dev/stdin --out '" + out + "'";
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
-  ExpectAllClose(ToDoubles(Unwrap(npy::Load(out))),
-                 ReferenceSoftmax({1, 2, 3}, Shape{3}, 0, false), 1e-12, "softmax from a pipe");
+  ExpectAllClose(ToDoubles(Unwrap(npy::Load(out))), ReferenceSoftmax({1, 2, 3}, Shape{3}, 0, false),
+                 1e-12, "softmax from a pipe");
 }
 
 // ---------------------------------------------------------------------------------------------

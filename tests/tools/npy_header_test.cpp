@@ -31,8 +31,7 @@ TEST(NpyHeaderTest, ReadsWhatNumpyWrites) {
 TEST(NpyHeaderTest, AcceptsPythonLiteralSpellingsNumpyAccepts) {
   // double quotes, keys in any order, no trailing comma, newlines and tabs between tokens,
   // a trailing comma inside the tuple, and 00 (a valid Python integer)
-  const npy::Header h =
-      Parse("{\"shape\":(4,\t00,),\n\"fortran_order\" : True,'descr':\"<f8\"}\n");
+  const npy::Header h = Parse("{\"shape\":(4,\t00,),\n\"fortran_order\" : True,'descr':\"<f8\"}\n");
   EXPECT_EQ(h.descr, "<f8");
   EXPECT_TRUE(h.fortran_order);
   EXPECT_EQ(h.shape, (std::vector<int64_t>{4, 0}));

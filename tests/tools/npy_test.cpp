@@ -572,8 +572,8 @@ TEST(NpyTest, LoadsVersion3Header) {
 TEST(NpyTest, AMinorVersionNumpyNeverWroteIsRefused) {
   ScratchDir dir;
   const std::string path = dir.File("v1_5.npy");
-  std::string file = NpyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }",
-                             std::string(4, '\0'));
+  std::string file =
+      NpyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }", std::string(4, '\0'));
   file[7] = 5;
   WriteBytes(path, file);
   ExpectError(npy::Load(path), ErrorKind::kValueError, {path, "version 1.5"});

@@ -134,8 +134,7 @@ TEST_F(OutputFileTest, AReadOnlyTargetIsRefusedAndKept) {
 }
 
 TEST_F(OutputFileTest, ADirectoryOrAMissingFolderIsAValueError) {
-  ExpectError(cli::WriteOutputFile(File(""), {"data"}), ErrorKind::kValueError,
-              {"is a directory"});
+  ExpectError(cli::WriteOutputFile(File(""), {"data"}), ErrorKind::kValueError, {"is a directory"});
   ExpectError(cli::WriteOutputFile(File("missing/out.bin"), {"data"}), ErrorKind::kValueError,
               {File("missing/out.bin"), "No such file"});
   ExpectError(cli::WriteOutputFile("", {"data"}), ErrorKind::kValueError, {"empty"});

@@ -17,7 +17,8 @@ void AddRun(CLI::App* app, RunOptions* o) {
 }
 
 void AddBench(CLI::App* app, BenchOptions* o) {
-  CLI::App* bench = app->add_subcommand("bench", "Time a functional call (CUDA events, L2 flushed)");
+  CLI::App* bench =
+      app->add_subcommand("bench", "Time a functional call (CUDA events, L2 flushed)");
   bench->add_option("function", o->function, "snake_case name, or copy");
   bench->add_option("--shape", o->shape, "R,C[,...]; for matmul M,N,K");
   bench->add_option("--dtype", o->dtype, "float32|float16|bfloat16|float64");

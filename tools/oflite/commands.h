@@ -31,7 +31,7 @@ struct BenchOptions {
   int warmup = 10;
   int reps = 50;
   bool json = false;
-  std::string sweep;          // "softmax": GPU.md's rows=49152 sweep
+  std::string sweep;          // "softmax": the rows=49152 sweep (docs/BENCHMARKS.md)
   std::string impl = "auto";  // softmax implementation: auto, warp, smem, uncached
 };
 

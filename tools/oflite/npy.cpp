@@ -42,8 +42,7 @@ const Descr kDescrs[] = {
 // code. NumPy accepts more spellings ('float32', 'f'); those are NotImplemented here.
 Maybe<DataType> DescrToDataType(const std::string& path, const std::string& descr) {
   const std::string order = "<>|=";
-  OFLITE_CHECK_OR_RETURN(descr.size() >= 2 && order.find(descr[0]) != std::string::npos,
-                         ValueError)
+  OFLITE_CHECK_OR_RETURN(descr.size() >= 2 && order.find(descr[0]) != std::string::npos, ValueError)
       << path << ": descr '" << descr
       << "' is not a dtype descriptor oflite reads (a byte order '<', '>', '|' or '=', then a "
       << "type code such as f4)";
@@ -86,8 +85,7 @@ class InputFile {
       OFLITE_JUST(AwaitWriter());
     }
     const int flags = fcntl(fd_, F_GETFL);
-    OFLITE_CHECK_OR_RETURN(flags >= 0 && fcntl(fd_, F_SETFL, flags & ~O_NONBLOCK) == 0,
-                           ValueError)
+    OFLITE_CHECK_OR_RETURN(flags >= 0 && fcntl(fd_, F_SETFL, flags & ~O_NONBLOCK) == 0, ValueError)
         << path << ": cannot read: " << Reason();
     return Ok();
   }
@@ -200,8 +198,7 @@ Maybe<std::vector<char>> ReadFileData(InputFile* file, const std::string& path, 
 }
 
 // The data of a pipe or device: read as it comes, then nothing may follow.
-Maybe<std::vector<char>> ReadStreamData(InputFile* file, const std::string& path,
-                                        size_t expected) {
+Maybe<std::vector<char>> ReadStreamData(InputFile* file, const std::string& path, size_t expected) {
   std::vector<char> data;
   while (data.size() < expected) {
     const size_t old_size = data.size();
@@ -292,11 +289,10 @@ Maybe<void> Save(const std::string& path, const Tensor& tensor, bool bfloat16_bi
   OFLITE_CHECK_OR_RETURN(header.size() <= kMaxHeaderBytes, ValueError)
       << path << ": a rank-" << tensor.rank() << " header does not fit a .npy file";
   const uint16_t length = static_cast<uint16_t>(header.size());
-  const char preamble[4] = {1, 0, static_cast<char>(length & 0xff),
-                            static_cast<char>(length >> 8)};
-  return cli::WriteOutputFile(path, {std::string_view(kMagic, kMagicSize),
-                                     std::string_view(preamble, 4), header,
-                                     std::string_view(data.data(), data.size())});
+  const char preamble[4] = {1, 0, static_cast<char>(length & 0xff), static_cast<char>(length >> 8)};
+  return cli::WriteOutputFile(
+      path, {std::string_view(kMagic, kMagicSize), std::string_view(preamble, 4), header,
+             std::string_view(data.data(), data.size())});
 }
 
 }  // namespace npy

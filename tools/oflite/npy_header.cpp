@@ -62,14 +62,14 @@ class Cursor {
   }
   Maybe<void> Expect(char c, const char* where) {
     SkipSpace();
-    OFLITE_CHECK_OR_RETURN(Take(c), ValueError) << Fail("expected '" + std::string(1, c) +
-                                                        "' " + where);
+    OFLITE_CHECK_OR_RETURN(Take(c), ValueError)
+        << Fail("expected '" + std::string(1, c) + "' " + where);
     return Ok();
   }
   // "at byte 12 of the header {'descr': ...}".
   std::string Fail(const std::string& what) const {
-    return "the .npy header is not valid: " + what + " at byte " + std::to_string(pos_) +
-           " of " + Printable(text_);
+    return "the .npy header is not valid: " + what + " at byte " + std::to_string(pos_) + " of " +
+           Printable(text_);
   }
 
   Maybe<std::string> String() {
@@ -163,15 +163,13 @@ struct Entries {
 };
 
 // The slot a key fills; the keys are exactly NumPy's three.
-Maybe<std::optional<Value>*> Slot(const Cursor& cursor, const std::string& key,
-                                  Entries* entries) {
+Maybe<std::optional<Value>*> Slot(const Cursor& cursor, const std::string& key, Entries* entries) {
   std::optional<Value>* slot = key == "descr"           ? &entries->descr
                                : key == "fortran_order" ? &entries->fortran_order
                                : key == "shape"         ? &entries->shape
                                                         : nullptr;
-  OFLITE_CHECK_OR_RETURN(slot != nullptr, ValueError)
-      << cursor.Fail("unexpected key '" + key +
-                     "' (the keys are exactly 'descr', 'fortran_order' and 'shape')");
+  OFLITE_CHECK_OR_RETURN(slot != nullptr, ValueError) << cursor.Fail(
+      "unexpected key '" + key + "' (the keys are exactly 'descr', 'fortran_order' and 'shape')");
   return slot;
 }
 

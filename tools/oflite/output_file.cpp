@@ -62,9 +62,9 @@ Maybe<int> OpenInPlace(const std::string& path) {
     }
     OFLITE_CHECK_OR_RETURN(fd < 0 && errno == ENXIO && waited < kFifoWaitMs, ValueError)
         << "cannot open " << path << " for writing: "
-        << (errno == ENXIO ? "no reader opened the FIFO within " + std::to_string(kFifoWaitMs) +
-                                 " ms"
-                           : SystemError());
+        << (errno == ENXIO
+                ? "no reader opened the FIFO within " + std::to_string(kFifoWaitMs) + " ms"
+                : SystemError());
     SleepMs(20);
   }
 }
