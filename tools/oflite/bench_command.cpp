@@ -17,6 +17,9 @@
 // run (float32 products may use TF32 tensor cores), and so is `--arg impl=sgemm_v3` (the float32
 // implementation: cublas, or a rung of the hand-written SGEMM ladder).
 //
+// `oflite bench --overhead [--device D] [--calls N] [--json]` times the host cost of one call
+// instead (bench_overhead.cpp).
+//
 // `oflite bench fused_matmul_bias_act --shape M,N,K --arg activation=gelu` takes matmul's a and
 // b and a bias of (N), and reports TFLOP/s the same way (the bias and the activation's work not
 // counted).
@@ -38,6 +41,7 @@
 #include "oneflow_lite/framework/interpreter.h"
 #include "primitive/fill.h"
 #include "primitive/memcpy.h"
+#include "tools/oflite/bench_overhead.h"
 #include "tools/oflite/commands.h"
 #include "tools/oflite/function_table.h"
 
@@ -467,6 +471,11 @@ Maybe<void> Bench(const BenchOptions& options) {
       << options.reps;
   if (!options.sweep.empty()) {
     return Sweep(options);
+  }
+  if (options.overhead) {
+    Device device;
+    OFLITE_ASSIGN_OR_RETURN(device, BenchDevice(options.device));
+    return BenchOverhead(device, options.calls, options.json);
   }
   OFLITE_CHECK_OR_RETURN(!options.function.empty(), ValueError)
       << "bench: give a FUNCTION (or --sweep softmax)";

@@ -31,6 +31,9 @@ void AddBench(CLI::App* app, BenchOptions* o) {
   bench->add_flag("--json", o->json, "one JSON object per result");
   bench->add_option("--sweep", o->sweep, "softmax: the rows=49152 sweep in docs/BENCHMARKS.md");
   bench->add_option("--impl", o->impl, "softmax path: auto|warp|register|smem|uncached");
+  bench->add_flag("--overhead", o->overhead,
+                  "Host time per call of add, softmax and matmul on tiny tensors");
+  bench->add_option("--calls", o->calls, "calls per --overhead run (the median of 3 runs)");
 }
 
 void AddOptest(CLI::App* app, OptestOptions* o) {

@@ -33,6 +33,8 @@ struct BenchOptions {
   bool json = false;
   std::string sweep;          // "softmax": the rows=49152 sweep (docs/BENCHMARKS.md)
   std::string impl = "auto";  // softmax implementation: auto, warp, smem, uncached
+  bool overhead = false;      // host time per call on tiny tensors (bench_overhead.h)
+  int64_t calls = 20000;      // calls per --overhead run
 };
 
 // `oflite optest`: see optest_command.cpp.
