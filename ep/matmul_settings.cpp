@@ -2,6 +2,8 @@
 
 #include <atomic>
 #include <mutex>
+#include <set>
+#include <string>
 
 namespace oflite {
 namespace ep {
@@ -9,24 +11,21 @@ namespace ep {
 namespace {
 std::atomic<bool> allow_tf32{false};
 std::mutex impl_mutex;
-std::string& Impl() {
-  static std::string* impl = new std::string("cublas");  // read during static teardown too
-  return *impl;
-}
+// Every name ever set, never freed (a handful): readers take the current one with one atomic
+// load and no lock, and may keep the reference.
+std::atomic<const std::string*> impl{new std::string("cublas")};
 }  // namespace
 
 void SetAllowTf32(bool allow) { allow_tf32.store(allow); }
 bool AllowTf32() { return allow_tf32.load(); }
 
-void SetMatmulImpl(const std::string& impl) {
+void SetMatmulImpl(const std::string& name) {
+  static std::set<std::string>* names = new std::set<std::string>;  // read at teardown too
   std::lock_guard<std::mutex> lock(impl_mutex);
-  Impl() = impl;
+  impl.store(&*names->insert(name).first, std::memory_order_release);
 }
 
-std::string MatmulImpl() {
-  std::lock_guard<std::mutex> lock(impl_mutex);
-  return Impl();
-}
+const std::string& MatmulImpl() { return *impl.load(std::memory_order_acquire); }
 
 }  // namespace ep
 }  // namespace oflite

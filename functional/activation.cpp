@@ -28,28 +28,58 @@ std::vector<int64_t> SwapWithLast(int64_t dim, int64_t rank) {
   return perm;
 }
 
-// Runs op_type over the last axis of every input after moving `dim` there.
-Maybe<Tensor> DispatchOverDim(const char* op_type, std::vector<Tensor> inputs, int64_t dim) {
+constexpr char kDim[] = "dim";
+
+// The steps of op_type over a non-last `dim` (the composite's one attribute): each input moved
+// there with a transpose, the op, and its output moved back.
+Maybe<std::vector<CompositeStep>> OverDimSteps(const char* op_type,
+                                               const std::vector<TensorDesc>& inputs,
+                                               const AttrMap& attrs) {
+  int64_t dim = 0;
+  OFLITE_ASSIGN_OR_RETURN(dim, attrs.Get<int64_t>(kDim));
+  const AttrMap swap = {{ops::kTransposePerm, SwapWithLast(dim, inputs[0].shape.rank())}};
+  std::vector<CompositeStep> steps;
+  CompositeStep op{op_type, {}, {}};
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    steps.push_back({ops::kTransposeOp, swap, {i}});
+    op.args.push_back(inputs.size() + i);
+  }
+  steps.push_back(op);
+  steps.push_back({ops::kTransposeOp, swap, {2 * inputs.size()}});
+  return steps;
+}
+
+// An op over its last axis, and the composite that runs it over any other.
+struct OverDimOp {
+  explicit OverDimOp(const char* op)
+      : op_type(op),
+        composite{std::string(op) + " over a non-last dim",
+                  [op](const std::vector<TensorDesc>& inputs, const AttrMap& attrs) {
+                    return OverDimSteps(op, inputs, attrs);
+                  }} {}
+  const char* op_type;
+  Composite composite;
+};
+
+// Runs the op over the last axis of every input after moving `dim` there: the transposes and
+// the op run as one composite call.
+Maybe<Tensor> DispatchOverDim(const OverDimOp& op, TensorArgs inputs, int64_t dim) {
   const int64_t rank = inputs[0].rank();
   if (rank == 0 || dim == rank - 1) {
-    return DispatchOne(op_type, inputs);
+    return DispatchOne(op.op_type, inputs);
   }
-  const AttrMap swap = {{ops::kTransposePerm, SwapWithLast(dim, rank)}};
-  for (Tensor& input : inputs) {
-    OFLITE_ASSIGN_OR_RETURN(input, DispatchOne(ops::kTransposeOp, {input}, swap));
-  }
-  Tensor moved;
-  OFLITE_ASSIGN_OR_RETURN(moved, DispatchOne(op_type, inputs));
-  return DispatchOne(ops::kTransposeOp, {moved}, swap);
+  return DispatchComposite(op.composite, inputs, {{kDim, dim}});
 }
 
-Maybe<Tensor> Forward(const char* op_type, const Tensor& x, int64_t dim) {
+Maybe<Tensor> Forward(const OverDimOp& op, const Tensor& x, int64_t dim) {
+  const char* op_type = op.op_type;
   OFLITE_JUST(CheckFloating(op_type, "x", x));
   OFLITE_ASSIGN_OR_RETURN(dim, WrapDim(op_type, "dim", dim, x.rank()));
-  return DispatchOverDim(op_type, {x}, dim);
+  return DispatchOverDim(op, {x}, dim);
 }
 
-Maybe<Tensor> Backward(const char* op_type, const Tensor& y, const Tensor& dy, int64_t dim) {
+Maybe<Tensor> Backward(const OverDimOp& op, const Tensor& y, const Tensor& dy, int64_t dim) {
+  const char* op_type = op.op_type;
   OFLITE_JUST(CheckFloating(op_type, "y", y));
   OFLITE_JUST(CheckFloating(op_type, "dy", dy));
   OFLITE_CHECK_OR_RETURN(y.shape() == dy.shape(), ValueError)
@@ -59,23 +89,29 @@ Maybe<Tensor> Backward(const char* op_type, const Tensor& y, const Tensor& dy, i
       << op_type << ": y and dy must have the same dtype, got y " << y.dtype() << " and dy "
       << dy.dtype();
   OFLITE_ASSIGN_OR_RETURN(dim, WrapDim(op_type, "dim", dim, y.rank()));
-  return DispatchOverDim(op_type, {y, dy}, dim);
+  return DispatchOverDim(op, {y, dy}, dim);
 }
 
 }  // namespace
 
-Maybe<Tensor> Softmax(const Tensor& x, int64_t dim) { return Forward(ops::kSoftmaxOp, x, dim); }
+Maybe<Tensor> Softmax(const Tensor& x, int64_t dim) {
+  static const OverDimOp op(ops::kSoftmaxOp);
+  return Forward(op, x, dim);
+}
 
 Maybe<Tensor> LogSoftmax(const Tensor& x, int64_t dim) {
-  return Forward(ops::kLogSoftmaxOp, x, dim);
+  static const OverDimOp op(ops::kLogSoftmaxOp);
+  return Forward(op, x, dim);
 }
 
 Maybe<Tensor> SoftmaxGrad(const Tensor& y, const Tensor& dy, int64_t dim) {
-  return Backward(ops::kSoftmaxGradOp, y, dy, dim);
+  static const OverDimOp op(ops::kSoftmaxGradOp);
+  return Backward(op, y, dy, dim);
 }
 
 Maybe<Tensor> LogSoftmaxGrad(const Tensor& y, const Tensor& dy, int64_t dim) {
-  return Backward(ops::kLogSoftmaxGradOp, y, dy, dim);
+  static const OverDimOp op(ops::kLogSoftmaxGradOp);
+  return Backward(op, y, dy, dim);
 }
 
 }  // namespace functional

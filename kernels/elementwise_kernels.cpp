@@ -66,20 +66,24 @@ class BinaryKernel final : public OpKernel {
     const Tensor& a = ctx->InputAt(0);
     const Tensor& b = ctx->InputAt(1);
     const Tensor& out = ctx->OutputAt(0);
-    const size_t rank = static_cast<size_t>(std::max<int64_t>({a.rank(), b.rank(), 1}));
-    auto binary = New(ctx->device_type(), a.dtype(), out.dtype(), rank, ctx->attrs());
-    OFLITE_CHECK_OR_RETURN(binary != nullptr, NotImplemented)
-        << primitive::BinaryOpName(op_) << ": no primitive on "
-        << DeviceTypeName(ctx->device_type()) << " for " << a.dtype() << " at rank " << rank;
-    OFLITE_JUST(binary->Launch(ctx->stream(), a.shape().dims().size(), a.shape().dims().data(),
-                               a.data(), b.shape().dims().size(), b.shape().dims().data(), b.data(),
-                               out.mut_data()));
-    ctx->NotePrimitive(binary->LaunchDescription());
+    if (binary_ == nullptr) {  // the ranks are this instance's signature's: make it once
+      const size_t rank = static_cast<size_t>(std::max<int64_t>({a.rank(), b.rank(), 1}));
+      binary_ = New(ctx->device_type(), a.dtype(), out.dtype(), rank, ctx->attrs());
+      OFLITE_CHECK_OR_RETURN(binary_ != nullptr, NotImplemented)
+          << primitive::BinaryOpName(op_) << ": no primitive on "
+          << DeviceTypeName(ctx->device_type()) << " for " << a.dtype() << " at rank " << rank;
+    }
+    OFLITE_JUST(binary_->Launch(ctx->stream(), a.shape().dims().size(), a.shape().dims().data(),
+                                a.data(), b.shape().dims().size(), b.shape().dims().data(),
+                                b.data(), out.mut_data()));
+    ctx->NotePrimitive(*binary_);
     return Ok();
   }
 
  private:
   BinaryOp op_;
+  // Made by the first Compute: a kernel instance serves one call signature on one thread.
+  mutable std::unique_ptr<primitive::BroadcastElementwiseBinary> binary_;
 };
 
 // The tensor-scalar forms: the same primitive, launched with the scalar from the attrs.
@@ -97,32 +101,39 @@ class ScalarBinaryKernel final : public OpKernel {
     return New(ctx.device_type, ctx.input_dtypes[0], ctx.output_dtypes[0]) != nullptr;
   }
 
+  Maybe<void> Init(const KernelMatchContext& ctx) override {
+    binary_ = New(ctx.device_type, ctx.input_dtypes[0], ctx.output_dtypes[0]);
+    OFLITE_CHECK_OR_RETURN(binary_ != nullptr, RuntimeError) << "matched kernel lost its primitive";
+    const AttrMap& attrs = *ctx.attrs;
+    bool has_float = false;
+    OFLITE_ASSIGN_OR_RETURN(has_float, attrs.Get<bool>(ops::kScalarHasFloatOperand));
+    OFLITE_ASSIGN_OR_RETURN(scalar_first_, attrs.Get<bool>(ops::kScalarFirst));
+    if (has_float) {
+      double value = 0;
+      OFLITE_ASSIGN_OR_RETURN(value, attrs.Get<double>(ops::kScalarFloatOperand));
+      scalar_ = Scalar(value);
+    } else {
+      int64_t value = 0;
+      OFLITE_ASSIGN_OR_RETURN(value, attrs.Get<int64_t>(ops::kScalarIntOperand));
+      scalar_ = Scalar(value);
+    }
+    return Ok();
+  }
+
   Maybe<void> Compute(KernelComputeContext* ctx) const override {
     const Tensor& x = ctx->Input(ops::kScalarX);
     const Tensor& y = ctx->Output(ops::kScalarY);
-    auto binary = New(ctx->device_type(), x.dtype(), y.dtype());
-    OFLITE_CHECK_OR_RETURN(binary != nullptr, RuntimeError) << "matched kernel lost its primitive";
-    bool has_float = false, scalar_first = false;
-    OFLITE_ASSIGN_OR_RETURN(has_float, ctx->attrs().Get<bool>(ops::kScalarHasFloatOperand));
-    OFLITE_ASSIGN_OR_RETURN(scalar_first, ctx->attrs().Get<bool>(ops::kScalarFirst));
-    Scalar scalar(0);
-    if (has_float) {
-      double value = 0;
-      OFLITE_ASSIGN_OR_RETURN(value, ctx->attrs().Get<double>(ops::kScalarFloatOperand));
-      scalar = Scalar(value);
-    } else {
-      int64_t value = 0;
-      OFLITE_ASSIGN_OR_RETURN(value, ctx->attrs().Get<int64_t>(ops::kScalarIntOperand));
-      scalar = Scalar(value);
-    }
-    OFLITE_JUST(binary->LaunchWithScalar(ctx->stream(), scalar, scalar_first, x.data(),
-                                         y.mut_data(), static_cast<size_t>(x.shape().elem_cnt())));
-    ctx->NotePrimitive(binary->LaunchDescription());
+    OFLITE_JUST(binary_->LaunchWithScalar(ctx->stream(), scalar_, scalar_first_, x.data(),
+                                          y.mut_data(), static_cast<size_t>(x.shape().elem_cnt())));
+    ctx->NotePrimitive(*binary_);
     return Ok();
   }
 
  private:
   BinaryOp op_;
+  std::unique_ptr<primitive::BroadcastElementwiseBinary> binary_;
+  Scalar scalar_{0};
+  bool scalar_first_ = false;
 };
 
 class UnaryKernel final : public OpKernel {
@@ -139,19 +150,24 @@ class UnaryKernel final : public OpKernel {
     return New(ctx.device_type, ctx.input_dtypes[0], *ctx.attrs) != nullptr;
   }
 
+  Maybe<void> Init(const KernelMatchContext& ctx) override {
+    unary_ = New(ctx.device_type, ctx.input_dtypes[0], *ctx.attrs);
+    OFLITE_CHECK_OR_RETURN(unary_ != nullptr, RuntimeError) << "matched kernel lost its primitive";
+    return Ok();
+  }
+
   Maybe<void> Compute(KernelComputeContext* ctx) const override {
     const Tensor& x = ctx->InputAt(0);
     const Tensor& y = ctx->OutputAt(0);
-    auto unary = New(ctx->device_type(), x.dtype(), ctx->attrs());
-    OFLITE_CHECK_OR_RETURN(unary != nullptr, RuntimeError) << "matched kernel lost its primitive";
-    OFLITE_JUST(unary->Launch(ctx->stream(), x.data(), y.mut_data(),
-                              static_cast<size_t>(x.shape().elem_cnt())));
-    ctx->NotePrimitive(unary->LaunchDescription());
+    OFLITE_JUST(unary_->Launch(ctx->stream(), x.data(), y.mut_data(),
+                               static_cast<size_t>(x.shape().elem_cnt())));
+    ctx->NotePrimitive(*unary_);
     return Ok();
   }
 
  private:
   UnaryOp op_;
+  std::unique_ptr<primitive::ElementwiseUnary> unary_;
 };
 
 class CastKernel final : public OpKernel {
@@ -161,25 +177,32 @@ class CastKernel final : public OpKernel {
                                                            ctx.output_dtypes[0]) != nullptr;
   }
 
+  Maybe<void> Init(const KernelMatchContext& ctx) override {
+    cast_ = primitive::NewPrimitive<primitive::CastFactory>(ctx.device_type, ctx.input_dtypes[0],
+                                                            ctx.output_dtypes[0]);
+    OFLITE_CHECK_OR_RETURN(cast_ != nullptr, RuntimeError) << "matched kernel lost its primitive";
+    return Ok();
+  }
+
   Maybe<void> Compute(KernelComputeContext* ctx) const override {
     const Tensor& x = ctx->Input(ops::kCastX);
     const Tensor& y = ctx->Output(ops::kCastY);
-    auto cast =
-        primitive::NewPrimitive<primitive::CastFactory>(ctx->device_type(), x.dtype(), y.dtype());
-    OFLITE_CHECK_OR_RETURN(cast != nullptr, RuntimeError) << "matched kernel lost its primitive";
-    OFLITE_JUST(cast->Launch(ctx->stream(), x.data(), y.mut_data(),
-                             static_cast<size_t>(x.shape().elem_cnt())));
-    ctx->NotePrimitive(cast->LaunchDescription());
+    OFLITE_JUST(cast_->Launch(ctx->stream(), x.data(), y.mut_data(),
+                              static_cast<size_t>(x.shape().elem_cnt())));
+    ctx->NotePrimitive(*cast_);
     return Ok();
   }
+
+ private:
+  std::unique_ptr<primitive::Cast> cast_;
 };
 
 template <typename KernelT, typename Op>
 void RegisterKernel(const std::string& op_type, const char* name, Op op) {
-  auto kernel = std::make_shared<KernelT>(op);
+  auto probe = std::make_shared<const KernelT>(op);  // answers IsMatched
   KernelRegistry::Global().Register(
-      {op_type, name, [kernel](const KernelMatchContext& ctx) { return kernel->IsMatched(ctx); },
-       kernel});
+      {op_type, name, [probe](const KernelMatchContext& ctx) { return probe->IsMatched(ctx); },
+       [op] { return std::unique_ptr<OpKernel>(new KernelT(op)); }});
 }
 
 const bool kElementwiseKernelsRegistered = [] {

@@ -41,36 +41,50 @@ MatrixDims DimsOf(const Tensor& a, const Tensor& out, bool transpose_a) {
           static_cast<size_t>(sa[sa.rank() - (transpose_a ? 2 : 1)])};
 }
 
-struct GemmCall {
-  std::unique_ptr<primitive::BatchMatmul> primitive;
-  MatrixDims dims;
-  double alpha;
-};
-
-Maybe<GemmCall> Prepare(KernelComputeContext* ctx) {
-  const Tensor& a = ctx->Input(ops::kMatmulA);
-  const Tensor& out = ctx->Output(ops::kMatmulOut);
-  GemmCall launch;
-  launch.primitive = NewBatchMatmul(ctx->device_type(), a.dtype(), ctx->attrs());
-  OFLITE_CHECK_OR_RETURN(launch.primitive != nullptr, RuntimeError)
-      << "matched kernel lost its primitive";
-  OFLITE_ASSIGN_OR_RETURN(launch.alpha, ctx->attrs().Get<double>(ops::kMatmulAlpha));
-  launch.dims = DimsOf(a, out, BoolAttr(ctx->attrs(), ops::kMatmulTransposeA));
-  return launch;
-}
-
-class MatmulKernel final : public OpKernel {
+// What the three kernels make once per instance: the primitive for the dtype and transposes.
+class GemmKernelBase : public OpKernel {
  public:
   static bool IsMatched(const KernelMatchContext& ctx) { return HasBatchMatmul(ctx); }
 
+  Maybe<void> Init(const KernelMatchContext& ctx) override {
+    primitive_ = NewBatchMatmul(ctx.device_type, ctx.input_dtypes[0], *ctx.attrs);
+    OFLITE_CHECK_OR_RETURN(primitive_ != nullptr, RuntimeError)
+        << "matched kernel lost its primitive";
+    transpose_a_ = BoolAttr(*ctx.attrs, ops::kMatmulTransposeA);
+    return Ok();
+  }
+
+ protected:
+  MatrixDims Dims(KernelComputeContext* ctx) const {
+    return DimsOf(ctx->Input(ops::kMatmulA), ctx->Output(ops::kMatmulOut), transpose_a_);
+  }
+
+  std::unique_ptr<primitive::BatchMatmul> primitive_;
+  bool transpose_a_ = false;
+};
+
+// matmul and batch_matmul: alpha * op(a) @ op(b).
+class ScaledGemmKernel : public GemmKernelBase {
+ public:
+  Maybe<void> Init(const KernelMatchContext& ctx) override {
+    OFLITE_JUST(GemmKernelBase::Init(ctx));
+    OFLITE_ASSIGN_OR_RETURN(alpha_, ctx.attrs->Get<double>(ops::kMatmulAlpha));
+    return Ok();
+  }
+
+ protected:
+  double alpha_ = 1;
+};
+
+class MatmulKernel final : public ScaledGemmKernel {
+ public:
   Maybe<void> Compute(KernelComputeContext* ctx) const override {
-    GemmCall launch;
-    OFLITE_ASSIGN_OR_RETURN(launch, Prepare(ctx));
-    const auto [m, n, k] = launch.dims;
-    OFLITE_JUST(launch.primitive->Launch(
-        ctx->stream(), 1, m, n, k, launch.alpha, ctx->Input(ops::kMatmulA).data(), 0,
-        ctx->Input(ops::kMatmulB).data(), 0, 0.0, ctx->Output(ops::kMatmulOut).mut_data(), 0));
-    ctx->NotePrimitive(launch.primitive->LaunchDescription());
+    const auto [m, n, k] = Dims(ctx);
+    OFLITE_JUST(primitive_->Launch(ctx->stream(), 1, m, n, k, alpha_,
+                                   ctx->Input(ops::kMatmulA).data(), 0,
+                                   ctx->Input(ops::kMatmulB).data(), 0, 0.0,
+                                   ctx->Output(ops::kMatmulOut).mut_data(), 0));
+    ctx->NotePrimitive(*primitive_);
     return Ok();
   }
 };
@@ -79,17 +93,13 @@ class MatmulKernel final : public OpKernel {
 // is out's, up to leading 1s) steps one matrix per problem; one with a single matrix repeats it
 // (stride 0). When both are one of those, one strided launch does all; otherwise each output
 // matrix is a launch of its own, with each operand's matrix found from the broadcast index.
-class BatchMatmulKernel final : public OpKernel {
+class BatchMatmulKernel final : public ScaledGemmKernel {
  public:
-  static bool IsMatched(const KernelMatchContext& ctx) { return HasBatchMatmul(ctx); }
-
   Maybe<void> Compute(KernelComputeContext* ctx) const override {
     const Tensor& a = ctx->Input(ops::kMatmulA);
     const Tensor& b = ctx->Input(ops::kMatmulB);
     const Tensor& out = ctx->Output(ops::kMatmulOut);
-    GemmCall launch;
-    OFLITE_ASSIGN_OR_RETURN(launch, Prepare(ctx));
-    const auto [m, n, k] = launch.dims;
+    const auto [m, n, k] = Dims(ctx);
     const Shape& so = out.shape();
     const int64_t batch = so.Count(0, so.rank() - 2);
     const int64_t batch_a = a.shape().Count(0, a.rank() - 2);
@@ -98,10 +108,9 @@ class BatchMatmulKernel final : public OpKernel {
     const int64_t size_c = static_cast<int64_t>(m * n);
     const size_t esize = DataTypeSize(a.dtype());
     if ((batch_a == batch || batch_a == 1) && (batch_b == batch || batch_b == 1)) {
-      OFLITE_JUST(launch.primitive->Launch(ctx->stream(), static_cast<size_t>(batch), m, n, k,
-                                           launch.alpha, a.data(), batch_a == 1 ? 0 : size_a,
-                                           b.data(), batch_b == 1 ? 0 : size_b, 0.0, out.mut_data(),
-                                           size_c));
+      OFLITE_JUST(primitive_->Launch(ctx->stream(), static_cast<size_t>(batch), m, n, k, alpha_,
+                                     a.data(), batch_a == 1 ? 0 : size_a, b.data(),
+                                     batch_b == 1 ? 0 : size_b, 0.0, out.mut_data(), size_c));
     } else {
       const char* a_bytes = static_cast<const char*>(a.data());
       const char* b_bytes = static_cast<const char*>(b.data());
@@ -109,12 +118,13 @@ class BatchMatmulKernel final : public OpKernel {
       for (int64_t i = 0; i < batch; ++i) {
         const int64_t ia = OperandBatchIndex(i, so, a.shape());
         const int64_t ib = OperandBatchIndex(i, so, b.shape());
-        OFLITE_JUST(launch.primitive->Launch(
-            ctx->stream(), 1, m, n, k, launch.alpha, a_bytes + ia * size_a * esize, 0,
-            b_bytes + ib * size_b * esize, 0, 0.0, c_bytes + i * size_c * esize, 0));
+        OFLITE_JUST(primitive_->Launch(ctx->stream(), 1, m, n, k, alpha_,
+                                       a_bytes + ia * size_a * esize, 0,
+                                       b_bytes + ib * size_b * esize, 0, 0.0,
+                                       c_bytes + i * size_c * esize, 0));
       }
     }
-    ctx->NotePrimitive(launch.primitive->LaunchDescription());
+    ctx->NotePrimitive(*primitive_);
     return Ok();
   }
 
@@ -136,31 +146,31 @@ class BatchMatmulKernel final : public OpKernel {
 };
 
 // act(op(a) @ op(b) + bias) in one LaunchBiasAct; the op has checked the activation's name.
-class FusedMatmulBiasActKernel final : public OpKernel {
+class FusedMatmulBiasActKernel final : public GemmKernelBase {
  public:
-  static bool IsMatched(const KernelMatchContext& ctx) { return HasBatchMatmul(ctx); }
+  Maybe<void> Init(const KernelMatchContext& ctx) override {
+    OFLITE_JUST(GemmKernelBase::Init(ctx));
+    std::string name;
+    OFLITE_ASSIGN_OR_RETURN(name, ctx.attrs->Get<std::string>(ops::kFusedMatmulActivation));
+    OFLITE_ASSIGN_OR_RETURN(activation_, ActivationOf(name));
+    OFLITE_ASSIGN_OR_RETURN(leaky_alpha_, ctx.attrs->Get<double>(ops::kFusedMatmulLeakyAlpha));
+    return Ok();
+  }
 
   Maybe<void> Compute(KernelComputeContext* ctx) const override {
-    const Tensor& a = ctx->Input(ops::kMatmulA);
-    const Tensor& out = ctx->Output(ops::kMatmulOut);
-    auto primitive = NewBatchMatmul(ctx->device_type(), a.dtype(), ctx->attrs());
-    OFLITE_CHECK_OR_RETURN(primitive != nullptr, RuntimeError)
-        << "matched kernel lost its primitive";
-    std::string name;
-    OFLITE_ASSIGN_OR_RETURN(name, ctx->attrs().Get<std::string>(ops::kFusedMatmulActivation));
-    primitive::BiasActivation activation = primitive::BiasActivation::kNone;
-    OFLITE_ASSIGN_OR_RETURN(activation, ActivationOf(name));
-    double leaky_alpha = 0;
-    OFLITE_ASSIGN_OR_RETURN(leaky_alpha, ctx->attrs().Get<double>(ops::kFusedMatmulLeakyAlpha));
-    const auto [m, n, k] = DimsOf(a, out, BoolAttr(ctx->attrs(), ops::kMatmulTransposeA));
-    OFLITE_JUST(primitive->LaunchBiasAct(
-        ctx->stream(), m, n, k, a.data(), ctx->Input(ops::kMatmulB).data(),
-        ctx->Input(ops::kFusedMatmulBias).data(), activation, leaky_alpha, out.mut_data()));
-    ctx->NotePrimitive(primitive->LaunchDescription());
+    const auto [m, n, k] = Dims(ctx);
+    OFLITE_JUST(primitive_->LaunchBiasAct(
+        ctx->stream(), m, n, k, ctx->Input(ops::kMatmulA).data(), ctx->Input(ops::kMatmulB).data(),
+        ctx->Input(ops::kFusedMatmulBias).data(), activation_, leaky_alpha_,
+        ctx->Output(ops::kMatmulOut).mut_data()));
+    ctx->NotePrimitive(*primitive_);
     return Ok();
   }
 
  private:
+  primitive::BiasActivation activation_ = primitive::BiasActivation::kNone;
+  double leaky_alpha_ = 0;
+
   static Maybe<primitive::BiasActivation> ActivationOf(const std::string& name) {
     using primitive::BiasActivation;
     if (name == "none") return BiasActivation::kNone;

@@ -20,22 +20,37 @@ bool HasPrimitive(const KernelMatchContext& ctx) {
   return primitive::NewPrimitive<FactoryT>(ctx.device_type, ctx.input_dtypes[0]) != nullptr;
 }
 
+// The primitive for the kernel's dtype, made once per kernel instance.
+template <typename FactoryT>
+Maybe<std::unique_ptr<typename FactoryT::PrimitiveType>> MakePrimitive(
+    const KernelMatchContext& ctx) {
+  auto primitive = primitive::NewPrimitive<FactoryT>(ctx.device_type, ctx.input_dtypes[0]);
+  OFLITE_CHECK_OR_RETURN(primitive != nullptr, RuntimeError) << "matched kernel lost its primitive";
+  return primitive;
+}
+
 template <SoftmaxAlgorithm kAlgorithm>
 class SoftmaxKernelImpl final : public OpKernel {
  public:
   using FactoryT = primitive::SoftmaxBaseFactory<kAlgorithm>;
   static bool IsMatched(const KernelMatchContext& ctx) { return HasPrimitive<FactoryT>(ctx); }
 
+  Maybe<void> Init(const KernelMatchContext& ctx) override {
+    OFLITE_ASSIGN_OR_RETURN(softmax_, MakePrimitive<FactoryT>(ctx));
+    return Ok();
+  }
+
   Maybe<void> Compute(KernelComputeContext* ctx) const override {
     const Tensor& x = ctx->Input(ops::kSoftmaxX);
     const Tensor& y = ctx->Output(ops::kSoftmaxY);
-    auto softmax = primitive::NewPrimitive<FactoryT>(ctx->device_type(), x.dtype());
-    OFLITE_CHECK_OR_RETURN(softmax != nullptr, RuntimeError) << "matched kernel lost its primitive";
     OFLITE_JUST(
-        softmax->Launch(ctx->stream(), Rows(x.shape()), Cols(x.shape()), x.data(), y.mut_data()));
-    ctx->NotePrimitive(softmax->LaunchDescription());
+        softmax_->Launch(ctx->stream(), Rows(x.shape()), Cols(x.shape()), x.data(), y.mut_data()));
+    ctx->NotePrimitive(*softmax_);
     return Ok();
   }
+
+ private:
+  std::unique_ptr<typename FactoryT::PrimitiveType> softmax_;
 };
 
 template <SoftmaxAlgorithm kAlgorithm>
@@ -44,18 +59,23 @@ class SoftmaxGradKernelImpl final : public OpKernel {
   using FactoryT = primitive::SoftmaxBackwardBaseFactory<kAlgorithm>;
   static bool IsMatched(const KernelMatchContext& ctx) { return HasPrimitive<FactoryT>(ctx); }
 
+  Maybe<void> Init(const KernelMatchContext& ctx) override {
+    OFLITE_ASSIGN_OR_RETURN(backward_, MakePrimitive<FactoryT>(ctx));
+    return Ok();
+  }
+
   Maybe<void> Compute(KernelComputeContext* ctx) const override {
     const Tensor& y = ctx->Input(ops::kSoftmaxY);
     const Tensor& dy = ctx->Input(ops::kSoftmaxDy);
     const Tensor& dx = ctx->Output(ops::kSoftmaxDx);
-    auto backward = primitive::NewPrimitive<FactoryT>(ctx->device_type(), y.dtype());
-    OFLITE_CHECK_OR_RETURN(backward != nullptr, RuntimeError)
-        << "matched kernel lost its primitive";
-    OFLITE_JUST(backward->Launch(ctx->stream(), Rows(y.shape()), Cols(y.shape()), y.data(),
-                                 dy.data(), dx.mut_data()));
-    ctx->NotePrimitive(backward->LaunchDescription());
+    OFLITE_JUST(backward_->Launch(ctx->stream(), Rows(y.shape()), Cols(y.shape()), y.data(),
+                                  dy.data(), dx.mut_data()));
+    ctx->NotePrimitive(*backward_);
     return Ok();
   }
+
+ private:
+  std::unique_ptr<typename FactoryT::PrimitiveType> backward_;
 };
 
 using SoftmaxKernel = SoftmaxKernelImpl<SoftmaxAlgorithm::kSoftmax>;

@@ -17,21 +17,29 @@ class TransposeKernel final : public OpKernel {
                                                               /*max_num_dims=*/1) != nullptr;
   }
 
+  Maybe<void> Init(const KernelMatchContext& ctx) override {
+    OFLITE_ASSIGN_OR_RETURN(perm_, ctx.attrs->Get<std::vector<int64_t>>(ops::kTransposePerm));
+    const DataType dtype = ctx.input_dtypes[0];
+    permute_ =
+        primitive::NewPrimitive<primitive::PermuteFactory>(ctx.device_type, dtype, perm_.size());
+    OFLITE_CHECK_OR_RETURN(permute_ != nullptr, NotImplemented)
+        << "transpose: no permute primitive on " << DeviceTypeName(ctx.device_type) << " for "
+        << dtype << " at rank " << perm_.size();
+    return Ok();
+  }
+
   Maybe<void> Compute(KernelComputeContext* ctx) const override {
     const Tensor& x = ctx->Input(ops::kTransposeX);
     const Tensor& y = ctx->Output(ops::kTransposeY);
-    std::vector<int64_t> perm;
-    OFLITE_ASSIGN_OR_RETURN(perm, ctx->attrs().Get<std::vector<int64_t>>(ops::kTransposePerm));
-    auto permute = primitive::NewPrimitive<primitive::PermuteFactory>(ctx->device_type(), x.dtype(),
-                                                                      perm.size());
-    OFLITE_CHECK_OR_RETURN(permute != nullptr, NotImplemented)
-        << "transpose: no permute primitive on " << DeviceTypeName(ctx->device_type()) << " for "
-        << x.dtype() << " at rank " << perm.size();
-    OFLITE_JUST(permute->Launch(ctx->stream(), perm.size(), x.shape().dims().data(), x.data(),
-                                perm.data(), y.mut_data()));
-    ctx->NotePrimitive(permute->LaunchDescription());
+    OFLITE_JUST(permute_->Launch(ctx->stream(), perm_.size(), x.shape().dims().data(), x.data(),
+                                 perm_.data(), y.mut_data()));
+    ctx->NotePrimitive(*permute_);
     return Ok();
   }
+
+ private:
+  std::vector<int64_t> perm_;
+  std::unique_ptr<primitive::Permute> permute_;
 };
 
 OFLITE_REGISTER_KERNEL(ops::kTransposeOp, TransposeKernel);

@@ -162,7 +162,7 @@ Maybe<double> LeakyReluAlpha(const AttrMap& attrs) {
 
 InvalidCase WithAttr(const OpCase& valid, const std::string& name, const AttrValue& value,
                      ErrorKind expected) {
-  InvalidCase c{"attribute " + name + " = " + AttrValueToString(value.proto()), valid.inputs,
+  InvalidCase c{"attribute " + name + " = " + AttrValueToString(value), valid.inputs,
                 valid.attrs, expected};
   c.attrs.Set(name, value);
   return c;

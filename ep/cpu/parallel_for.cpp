@@ -12,8 +12,9 @@ void ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int
   if (n <= 0) {
     return;
   }
-  // hardware_concurrency() may report 0 when unknown: run on one thread then.
-  const int64_t max_chunks = std::max<int64_t>(1, std::thread::hardware_concurrency());
+  // Read once: glibc's hardware_concurrency() reads /sys on every call. It may report 0 when
+  // unknown: run on one thread then.
+  static const int64_t max_chunks = std::max<int64_t>(1, std::thread::hardware_concurrency());
   const int64_t chunks =
       std::min(max_chunks, std::max<int64_t>(1, n / std::max<int64_t>(1, grain)));
   if (chunks == 1) {

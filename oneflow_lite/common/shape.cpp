@@ -4,6 +4,33 @@
 
 namespace oflite {
 
+void DimVector::assign(const int64_t* begin, const int64_t* end) {
+  size_ = static_cast<size_t>(end - begin);
+  if (size_ <= kInline) {
+    spill_.clear();
+    std::copy(begin, end, inline_);
+  } else {
+    spill_.assign(begin, end);
+  }
+}
+
+void DimVector::assign_fill(size_t size, int64_t value) {
+  size_ = size;
+  if (size_ <= kInline) {
+    std::fill(inline_, inline_ + size_, value);
+  } else {
+    spill_.assign(size_, value);
+  }
+}
+
+std::ostream& operator<<(std::ostream& os, const DimVector& dims) {
+  os << "[";
+  for (size_t i = 0; i < dims.size(); ++i) {
+    os << (i ? ", " : "") << dims[i];
+  }
+  return os << "]";
+}
+
 Maybe<void> Shape::Validate() const {
   // The product of the non-zero dims must fit too: strides and row counts are such products,
   // even when a zero dim makes the element count 0.

@@ -9,12 +9,18 @@
 #define ONEFLOW_LITE_COMMON_SNAPSHOT_CELL_H_
 
 #include <atomic>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <utility>
 #include <vector>
 
 namespace oflite {
+
+// Counts every SnapshotCell change in the process, so caches built from registry contents (the
+// interpreter's call cache) see with one atomic load that they may be stale.
+uint64_t SnapshotGeneration();
+void BumpSnapshotGeneration();
 
 template <typename T>
 class SnapshotCell {
@@ -37,7 +43,10 @@ class SnapshotCell {
     std::lock_guard<std::mutex> lock(mutex_);
     struct MarkChanged {  // also when edit throws: it may have changed the draft
       std::atomic<bool>* changed;
-      ~MarkChanged() { changed->store(true, std::memory_order_release); }
+      ~MarkChanged() {
+        changed->store(true, std::memory_order_release);
+        BumpSnapshotGeneration();
+      }
     } mark{&changed_};
     return std::forward<Edit>(edit)(draft_);
   }

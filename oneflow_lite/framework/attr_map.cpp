@@ -1,6 +1,9 @@
 #include "oneflow_lite/framework/attr_map.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cstring>
+#include <functional>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -35,30 +38,137 @@ const char* AttrTypeName(AttrType type) {
   return "invalid";
 }
 
-AttrType AttrTypeOf(const proto::AttrValue& value) {
-  switch (value.value_case()) {
+AttrValue::AttrValue(const proto::AttrValue& proto) {
+  switch (proto.value_case()) {
     case proto::AttrValue::kAtBool:
-      return AttrType::kBool;
+      value_ = proto.at_bool();
+      break;
     case proto::AttrValue::kAtInt64:
-      return AttrType::kInt64;
+      value_ = static_cast<int64_t>(proto.at_int64());
+      break;
     case proto::AttrValue::kAtFloat:
-      return AttrType::kFloat;
+      value_ = proto.at_float();
+      break;
     case proto::AttrValue::kAtDouble:
-      return AttrType::kDouble;
+      value_ = proto.at_double();
+      break;
     case proto::AttrValue::kAtString:
-      return AttrType::kString;
+      value_ = proto.at_string();
+      break;
     case proto::AttrValue::kAtShape:
-      return AttrType::kShape;
-    case proto::AttrValue::kAtDataType:
-      return AttrType::kDataType;
+      value_ = Shape(std::vector<int64_t>(proto.at_shape().dim().begin(),
+                                          proto.at_shape().dim().end()));
+      break;
+    case proto::AttrValue::kAtDataType:  // kept as read; AttrMap::Get checks it
+      value_ = static_cast<DataType>(proto.at_data_type());
+      break;
     case proto::AttrValue::kAtListInt64:
-      return AttrType::kListInt64;
+      value_ = std::vector<int64_t>(proto.at_list_int64().value().begin(),
+                                    proto.at_list_int64().value().end());
+      break;
     case proto::AttrValue::kAtListFloat:
-      return AttrType::kListFloat;
+      value_ = std::vector<float>(proto.at_list_float().value().begin(),
+                                  proto.at_list_float().value().end());
+      break;
     case proto::AttrValue::VALUE_NOT_SET:
-      return AttrType::kNone;
+      break;
   }
-  return AttrType::kNone;
+}
+
+proto::AttrValue AttrValue::ToProto() const {
+  proto::AttrValue proto;
+  std::visit(
+      [&](const auto& x) {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, bool>) {
+          proto.set_at_bool(x);
+        } else if constexpr (std::is_same_v<T, int64_t>) {
+          proto.set_at_int64(x);
+        } else if constexpr (std::is_same_v<T, float>) {
+          proto.set_at_float(x);
+        } else if constexpr (std::is_same_v<T, double>) {
+          proto.set_at_double(x);
+        } else if constexpr (std::is_same_v<T, std::string>) {
+          proto.set_at_string(x);
+        } else if constexpr (std::is_same_v<T, Shape>) {
+          proto.mutable_at_shape()->mutable_dim()->Assign(x.dims().begin(), x.dims().end());
+        } else if constexpr (std::is_same_v<T, DataType>) {
+          proto.set_at_data_type(static_cast<proto::DataType>(x));
+        } else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
+          proto.mutable_at_list_int64()->mutable_value()->Assign(x.begin(), x.end());
+        } else if constexpr (std::is_same_v<T, std::vector<float>>) {
+          proto.mutable_at_list_float()->mutable_value()->Assign(x.begin(), x.end());
+        }
+      },
+      value_);
+  return proto;
+}
+
+namespace {
+template <typename T>
+bool SameBits(const T& a, const T& b) {
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+size_t Mix(size_t seed, size_t value) {
+  return seed ^ (value + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2));
+}
+
+template <typename T>
+size_t HashBits(const T& x) {
+  uint64_t bits = 0;
+  std::memcpy(&bits, &x, sizeof(T));
+  return std::hash<uint64_t>()(bits);
+}
+}  // namespace
+
+bool AttrValue::operator==(const AttrValue& other) const {
+  if (value_.index() != other.value_.index()) {
+    return false;
+  }
+  return std::visit(
+      [&](const auto& x) {
+        using T = std::decay_t<decltype(x)>;
+        const T& y = std::get<T>(other.value_);
+        if constexpr (std::is_floating_point_v<T>) {
+          return SameBits(x, y);
+        } else if constexpr (std::is_same_v<T, std::vector<float>>) {
+          return x.size() == y.size() &&
+                 std::equal(x.begin(), x.end(), y.begin(), SameBits<float>);
+        } else if constexpr (std::is_same_v<T, std::monostate>) {
+          return true;
+        } else {
+          return x == y;
+        }
+      },
+      value_);
+}
+
+size_t AttrValue::Hash() const {
+  return std::visit(
+      [&](const auto& x) -> size_t {
+        using T = std::decay_t<decltype(x)>;
+        size_t h = value_.index();
+        if constexpr (std::is_same_v<T, std::monostate>) {
+          return h;
+        } else if constexpr (std::is_same_v<T, std::string>) {
+          return Mix(h, std::hash<std::string>()(x));
+        } else if constexpr (std::is_same_v<T, Shape>) {
+          for (int64_t d : x.dims()) {
+            h = Mix(h, static_cast<size_t>(d));
+          }
+          return h;
+        } else if constexpr (std::is_same_v<T, std::vector<int64_t>> ||
+                             std::is_same_v<T, std::vector<float>>) {
+          for (const auto& v : x) {
+            h = Mix(h, HashBits(v));
+          }
+          return h;
+        } else {
+          return Mix(h, HashBits(x));
+        }
+      },
+      value_);
 }
 
 namespace {
@@ -66,58 +176,85 @@ template <typename List>
 std::string JoinList(const List& list) {
   std::ostringstream out;
   out << "[";
-  for (int i = 0; i < list.size(); ++i) {
-    out << (i ? ", " : "") << list.Get(i);
+  for (size_t i = 0; i < list.size(); ++i) {
+    out << (i ? ", " : "") << list[i];
   }
   out << "]";
   return out.str();
 }
 }  // namespace
 
-std::string AttrValueToString(const proto::AttrValue& value) {
+std::string AttrValueToString(const AttrValue& value) {
   std::ostringstream out;
-  switch (AttrTypeOf(value)) {
+  const AttrValue::Variant& v = value.variant();
+  switch (value.type()) {
     case AttrType::kNone:
       return "<unset>";
     case AttrType::kBool:
-      return value.at_bool() ? "true" : "false";
+      return std::get<bool>(v) ? "true" : "false";
     case AttrType::kInt64:
-      return std::to_string(value.at_int64());
+      return std::to_string(std::get<int64_t>(v));
     case AttrType::kFloat:
-      out << value.at_float();
+      out << std::get<float>(v);
       return out.str();
     case AttrType::kDouble:
-      out << value.at_double();
+      out << std::get<double>(v);
       return out.str();
     case AttrType::kString:
-      return "'" + value.at_string() + "'";
+      return "'" + std::get<std::string>(v) + "'";
     case AttrType::kShape:
-      return AttrTraits<Shape>::Get(value).ToString();
+      return std::get<Shape>(v).ToString();
     case AttrType::kDataType:
-      return DataTypeName(AttrTraits<DataType>::Get(value));
+      return DataTypeName(std::get<DataType>(v));
     case AttrType::kListInt64:
-      return JoinList(value.at_list_int64().value());
+      return JoinList(std::get<std::vector<int64_t>>(v));
     case AttrType::kListFloat:
-      return JoinList(value.at_list_float().value());
+      return JoinList(std::get<std::vector<float>>(v));
   }
   return "<invalid>";
 }
 
-AttrMap::AttrMap(std::initializer_list<std::pair<const std::string, AttrValue>> values) {
+AttrMap::AttrMap(std::initializer_list<Entry> values) {
   for (const auto& [name, value] : values) {
     Set(name, value);
   }
 }
 
-Maybe<const proto::AttrValue*> AttrMap::Find(const std::string& name, AttrType expected) const {
-  auto it = values_.find(name);
-  OFLITE_CHECK_OR_RETURN(it != values_.end(), ValueError)
+void AttrMap::Set(const std::string& name, AttrValue value) {
+  auto it = std::lower_bound(values_.begin(), values_.end(), name,
+                             [](const Entry& e, const std::string& n) { return e.first < n; });
+  if (it != values_.end() && it->first == name) {
+    it->second = std::move(value);
+  } else {
+    values_.insert(it, Entry(name, std::move(value)));
+  }
+}
+
+const AttrValue* AttrMap::Lookup(const std::string& name) const {
+  for (const Entry& e : values_) {  // a handful of entries: a scan beats a search
+    if (e.first == name) {
+      return &e.second;
+    }
+  }
+  return nullptr;
+}
+
+size_t AttrMap::Hash() const {
+  size_t h = values_.size();
+  for (const Entry& e : values_) {
+    h = Mix(Mix(h, std::hash<std::string>()(e.first)), e.second.Hash());
+  }
+  return h;
+}
+
+Maybe<const AttrValue*> AttrMap::Find(const std::string& name, AttrType expected) const {
+  const AttrValue* value = Lookup(name);
+  OFLITE_CHECK_OR_RETURN(value != nullptr, ValueError)
       << "attribute '" << name << "' is missing (attributes present: " << ToString() << ")";
-  const AttrType actual = AttrTypeOf(it->second);
-  OFLITE_CHECK_OR_RETURN(actual == expected, TypeError)
-      << "attribute '" << name << "' is " << AttrTypeName(actual) << ", read as "
+  OFLITE_CHECK_OR_RETURN(value->type() == expected, TypeError)
+      << "attribute '" << name << "' is " << AttrTypeName(value->type()) << ", read as "
       << AttrTypeName(expected);
-  return &it->second;
+  return value;
 }
 
 std::string AttrMap::ToString() const {
@@ -192,8 +329,8 @@ std::vector<std::string> SplitList(const std::string& text, const std::string& s
 }
 }  // namespace
 
-Maybe<proto::AttrValue> ParseAttrValue(AttrType type, const std::string& text) {
-  proto::AttrValue value;
+Maybe<AttrValue> ParseAttrValue(AttrType type, const std::string& text) {
+  AttrValue value;
   bool ok = true;
   int64_t i = 0;
   double d = 0;
@@ -201,46 +338,48 @@ Maybe<proto::AttrValue> ParseAttrValue(AttrType type, const std::string& text) {
   switch (type) {
     case AttrType::kBool:
       ok = text == "true" || text == "false" || text == "1" || text == "0";
-      value.set_at_bool(text == "true" || text == "1");
+      value = AttrValue(text == "true" || text == "1");
       break;
     case AttrType::kInt64:
       ok = ParseInt64(text, &i);
-      value.set_at_int64(i);
+      value = AttrValue(i);
       break;
     case AttrType::kFloat:
       ok = ParseFloat(text, &f);
-      value.set_at_float(f);
+      value = AttrValue(f);
       break;
     case AttrType::kDouble:
       ok = ParseDouble(text, &d);
-      value.set_at_double(d);
+      value = AttrValue(d);
       break;
     case AttrType::kString:
-      value.set_at_string(text);
+      value = AttrValue(text);
       break;
     case AttrType::kDataType: {
       DataType data_type;
       OFLITE_ASSIGN_OR_RETURN(data_type, ParseDataType(text));
-      value.set_at_data_type(static_cast<proto::DataType>(data_type));
+      value = AttrValue(data_type);
       break;
     }
     case AttrType::kShape:
     case AttrType::kListInt64: {
-      auto* list = type == AttrType::kShape ? value.mutable_at_shape()->mutable_dim()
-                                            : value.mutable_at_list_int64()->mutable_value();
+      std::vector<int64_t> list;
       for (const std::string& item : SplitList(text, type == AttrType::kShape ? ",x" : ",")) {
         ok = ok && ParseInt64(item, &i);
-        list->Add(i);
+        list.push_back(i);
       }
+      value = type == AttrType::kShape ? AttrValue(Shape(list)) : AttrValue(std::move(list));
       break;
     }
-    case AttrType::kListFloat:
-      value.mutable_at_list_float();
+    case AttrType::kListFloat: {
+      std::vector<float> list;
       for (const std::string& item : SplitList(text, ",")) {
         ok = ok && ParseFloat(item, &f);
-        value.mutable_at_list_float()->add_value(f);
+        list.push_back(f);
       }
+      value = AttrValue(std::move(list));
       break;
+    }
     case AttrType::kNone:
       ok = false;
       break;

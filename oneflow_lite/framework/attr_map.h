@@ -1,13 +1,13 @@
-// AttrMap: an op's named, typed attributes, each stored as a protobuf AttrValue.
+// AttrMap: an op's named, typed attributes in a compact form (protobuf only at the edges).
 #ifndef ONEFLOW_LITE_FRAMEWORK_ATTR_MAP_H_
 #define ONEFLOW_LITE_FRAMEWORK_ATTR_MAP_H_
 
 #include <cstdint>
 #include <initializer_list>
-#include <map>
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "oneflow_lite/common/data_type.h"
@@ -17,8 +17,8 @@
 
 namespace oflite {
 
-enum class AttrType {
-  kNone,  // an AttrValue with nothing set
+enum class AttrType {  // in the order of AttrValue's alternatives
+  kNone,                // no value
   kBool,
   kInt64,
   kFloat,
@@ -30,131 +30,112 @@ enum class AttrType {
   kListFloat,
 };
 
-const char* AttrTypeName(AttrType type);  // "bool", "int64", "list_int64", ...
-AttrType AttrTypeOf(const proto::AttrValue& value);
-std::string AttrValueToString(const proto::AttrValue& value);  // "3", "[2, 0, 1]", "float32"
+class AttrValue;
+const char* AttrTypeName(AttrType type);          // "bool", "int64", "list_int64", ...
+std::string AttrValueToString(const AttrValue& value);  // "3", "[2, 0, 1]", "float32"
 // Parses text as a value of `type`: "3", "0.5", "true", "float16", "2,0,1" (lists), "2x3"
 // (shapes, also "2,3"). ValueError naming the text and the type when it does not parse.
-Maybe<proto::AttrValue> ParseAttrValue(AttrType type, const std::string& text);
+Maybe<AttrValue> ParseAttrValue(AttrType type, const std::string& text);
 
-// Per C++ type: its AttrType and how it goes into and out of the proto.
+// Per C++ type: its AttrType.
 template <typename T>
 struct AttrTraits;
-
-#define OFLITE_SCALAR_ATTR_TRAITS(cpp_type, attr_type, field)                      \
-  template <>                                                                      \
-  struct AttrTraits<cpp_type> {                                                    \
-    static constexpr AttrType kType = AttrType::attr_type;                         \
-    static cpp_type Get(const proto::AttrValue& v) { return v.field(); }           \
-    static void Set(const cpp_type& x, proto::AttrValue* v) { v->set_##field(x); } \
+#define OFLITE_ATTR_TRAITS(cpp_type, attr_type)        \
+  template <>                                          \
+  struct AttrTraits<cpp_type> {                        \
+    static constexpr AttrType kType = AttrType::attr_type; \
   };
-OFLITE_SCALAR_ATTR_TRAITS(bool, kBool, at_bool)
-OFLITE_SCALAR_ATTR_TRAITS(int64_t, kInt64, at_int64)
-OFLITE_SCALAR_ATTR_TRAITS(float, kFloat, at_float)
-OFLITE_SCALAR_ATTR_TRAITS(double, kDouble, at_double)
-OFLITE_SCALAR_ATTR_TRAITS(std::string, kString, at_string)
-#undef OFLITE_SCALAR_ATTR_TRAITS
+OFLITE_ATTR_TRAITS(bool, kBool)
+OFLITE_ATTR_TRAITS(int64_t, kInt64)
+OFLITE_ATTR_TRAITS(float, kFloat)
+OFLITE_ATTR_TRAITS(double, kDouble)
+OFLITE_ATTR_TRAITS(std::string, kString)
+OFLITE_ATTR_TRAITS(Shape, kShape)
+OFLITE_ATTR_TRAITS(DataType, kDataType)
+OFLITE_ATTR_TRAITS(std::vector<int64_t>, kListInt64)
+OFLITE_ATTR_TRAITS(std::vector<float>, kListFloat)
+#undef OFLITE_ATTR_TRAITS
 
-template <>
-struct AttrTraits<DataType> {
-  static constexpr AttrType kType = AttrType::kDataType;
-  static DataType Get(const proto::AttrValue& v) { return static_cast<DataType>(v.at_data_type()); }
-  static void Set(DataType x, proto::AttrValue* v) {
-    v->set_at_data_type(static_cast<proto::DataType>(x));
-  }
-};
-
-template <>
-struct AttrTraits<Shape> {
-  static constexpr AttrType kType = AttrType::kShape;
-  static Shape Get(const proto::AttrValue& v) {
-    return Shape(std::vector<int64_t>(v.at_shape().dim().begin(), v.at_shape().dim().end()));
-  }
-  static void Set(const Shape& x, proto::AttrValue* v) {
-    auto* shape = v->mutable_at_shape();
-    shape->clear_dim();
-    for (int64_t d : x.dims()) {
-      shape->add_dim(d);
-    }
-  }
-};
-
-#define OFLITE_LIST_ATTR_TRAITS(element_type, attr_type, field)                \
-  template <>                                                                  \
-  struct AttrTraits<std::vector<element_type>> {                               \
-    static constexpr AttrType kType = AttrType::attr_type;                     \
-    static std::vector<element_type> Get(const proto::AttrValue& v) {          \
-      return {v.field().value().begin(), v.field().value().end()};             \
-    }                                                                          \
-    static void Set(const std::vector<element_type>& x, proto::AttrValue* v) { \
-      v->mutable_##field()->mutable_value()->Assign(x.begin(), x.end());       \
-    }                                                                          \
-  };
-OFLITE_LIST_ATTR_TRAITS(int64_t, kListInt64, at_list_int64)
-OFLITE_LIST_ATTR_TRAITS(float, kListFloat, at_list_float)
-#undef OFLITE_LIST_ATTR_TRAITS
-
-// One attribute value, made implicitly from any supported C++ value so that calls read
+// One attribute value in a compact typed form (protobuf only where it is serialized: ToProto),
+// made implicitly from any supported C++ value so that calls read
 // Dispatch("op", {x}, {{"dim", 1}, {"perm", std::vector<int64_t>{1, 0}}}).
 class AttrValue {
  public:
+  using Variant = std::variant<std::monostate, bool, int64_t, float, double, std::string, Shape,
+                               DataType, std::vector<int64_t>, std::vector<float>>;
+
   AttrValue() = default;
-  explicit AttrValue(proto::AttrValue proto) : proto_(std::move(proto)) {}
-  AttrValue(bool x) { AttrTraits<bool>::Set(x, &proto_); }  // NOLINT
+  AttrValue(bool x) : value_(x) {}  // NOLINT
   template <typename I,
             typename = std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>>>
-  AttrValue(I x) {  // NOLINT: every integer is an int64 attribute
-    AttrTraits<int64_t>::Set(static_cast<int64_t>(x), &proto_);
-  }
-  AttrValue(float x) { AttrTraits<float>::Set(x, &proto_); }                     // NOLINT
-  AttrValue(double x) { AttrTraits<double>::Set(x, &proto_); }                   // NOLINT
-  AttrValue(const char* x) { AttrTraits<std::string>::Set(x, &proto_); }         // NOLINT
-  AttrValue(const std::string& x) { AttrTraits<std::string>::Set(x, &proto_); }  // NOLINT
-  AttrValue(const Shape& x) { AttrTraits<Shape>::Set(x, &proto_); }              // NOLINT
-  AttrValue(DataType x) { AttrTraits<DataType>::Set(x, &proto_); }               // NOLINT
-  AttrValue(const std::vector<int64_t>& x) {
-    AttrTraits<std::vector<int64_t>>::Set(x, &proto_);
-  }  // NOLINT
-  AttrValue(const std::vector<float>& x) {
-    AttrTraits<std::vector<float>>::Set(x, &proto_);
-  }  // NOLINT
+  AttrValue(I x) : value_(static_cast<int64_t>(x)) {}  // NOLINT: every integer is an int64 attr
+  AttrValue(float x) : value_(x) {}                          // NOLINT
+  AttrValue(double x) : value_(x) {}                         // NOLINT
+  AttrValue(const char* x) : value_(std::string(x)) {}       // NOLINT
+  AttrValue(std::string x) : value_(std::move(x)) {}         // NOLINT
+  AttrValue(const Shape& x) : value_(x) {}                   // NOLINT
+  AttrValue(DataType x) : value_(x) {}                       // NOLINT
+  AttrValue(std::vector<int64_t> x) : value_(std::move(x)) {}  // NOLINT
+  AttrValue(std::vector<float> x) : value_(std::move(x)) {}    // NOLINT
+  // From and to the serialized form (op definitions, `oflite ops --json`, OpConf).
+  explicit AttrValue(const proto::AttrValue& proto);
+  proto::AttrValue ToProto() const;
 
-  const proto::AttrValue& proto() const { return proto_; }
-  AttrType type() const { return AttrTypeOf(proto_); }
+  AttrType type() const { return static_cast<AttrType>(value_.index()); }
+  // The value when it is a T; nullptr otherwise.
+  template <typename T>
+  const T* TryGet() const {
+    return std::get_if<T>(&value_);
+  }
+  const Variant& variant() const { return value_; }
+
+  // Floating values compare by their bits, so a NaN attribute equals itself (call caches key on
+  // attributes).
+  bool operator==(const AttrValue& other) const;
+  bool operator!=(const AttrValue& other) const { return !(*this == other); }
+  size_t Hash() const;
 
  private:
-  proto::AttrValue proto_;
+  Variant value_;
 };
 
+// Named attributes, kept sorted by name in one small vector: no map nodes, no protobuf.
 class AttrMap {
  public:
+  using Entry = std::pair<std::string, AttrValue>;
   AttrMap() = default;
-  AttrMap(std::initializer_list<std::pair<const std::string, AttrValue>> values);
+  AttrMap(std::initializer_list<Entry> values);
 
-  void Set(const std::string& name, const AttrValue& value) { values_[name] = value.proto(); }
-  bool Has(const std::string& name) const { return values_.count(name) > 0; }
+  void Set(const std::string& name, AttrValue value);
+  bool Has(const std::string& name) const { return Lookup(name) != nullptr; }
   // ValueError when absent, TypeError when stored with another type.
   template <typename T>
   Maybe<T> Get(const std::string& name) const;
 
-  const std::map<std::string, proto::AttrValue>& values() const { return values_; }
+  const std::vector<Entry>& values() const { return values_; }
+  bool empty() const { return values_.empty(); }
   std::string ToString() const;  // "{dim=1, perm=[2, 0, 1]}"
+  bool operator==(const AttrMap& other) const { return values_ == other.values_; }
+  bool operator!=(const AttrMap& other) const { return !(*this == other); }
+  size_t Hash() const;
 
  private:
-  Maybe<const proto::AttrValue*> Find(const std::string& name, AttrType expected) const;
+  const AttrValue* Lookup(const std::string& name) const;
+  Maybe<const AttrValue*> Find(const std::string& name, AttrType expected) const;
 
-  std::map<std::string, proto::AttrValue> values_;
+  std::vector<Entry> values_;  // sorted by name
 };
 
 template <typename T>
 Maybe<T> AttrMap::Get(const std::string& name) const {
-  const proto::AttrValue* value = nullptr;
+  const AttrValue* value = nullptr;
   OFLITE_ASSIGN_OR_RETURN(value, Find(name, AttrTraits<T>::kType));
-  if constexpr (std::is_same_v<T, DataType>) {  // a proto enum can hold any number
-    OFLITE_CHECK_OR_RETURN(IsValidDataType(value->at_data_type()), ValueError)
-        << "attribute '" << name << "' holds the invalid dtype value " << value->at_data_type();
+  const T& typed = *value->TryGet<T>();
+  if constexpr (std::is_same_v<T, DataType>) {  // one read from a proto may hold any number
+    OFLITE_CHECK_OR_RETURN(IsValidDataType(static_cast<int>(typed)), ValueError)
+        << "attribute '" << name << "' holds the invalid dtype value " << static_cast<int>(typed);
   }
-  return AttrTraits<T>::Get(*value);
+  return typed;
 }
 
 }  // namespace oflite

@@ -1,9 +1,11 @@
 #include "oneflow_lite/framework/interpreter.h"
 
 #include <algorithm>
+#include <array>
 
 #include "oneflow_lite/common/join.h"
 #include "oneflow_lite/ep/device.h"
+#include "oneflow_lite/framework/call_cache.h"
 #include "oneflow_lite/framework/op_kernel.h"
 #include "oneflow_lite/framework/op_registry.h"
 
@@ -16,20 +18,26 @@ namespace {
 thread_local std::vector<DispatchTrace*> live_traces;
 thread_local std::vector<const ScopedOutputInit*> live_output_inits;
 
-Maybe<void> CheckInputs(const OpSchema& schema, const std::vector<Tensor>& inputs) {
-  OFLITE_CHECK_OR_RETURN(inputs.size() == schema.inputs().size(), ValueError)
-      << schema.name() << ": expected " << schema.inputs().size() << " input(s), got "
-      << inputs.size();
+// The most values (inputs plus step outputs) a composite call holds at once.
+constexpr size_t kMaxCompositeValues = 16;
+
+// What every call checks before the cache: the cache keys on shapes and dtypes, not on these.
+Maybe<void> CheckInputs(const std::string& call, const std::vector<std::string>* names,
+                        TensorArgs inputs) {
+  const auto name = [&](size_t i) {
+    return names != nullptr ? "'" + (*names)[i] + "'" : "input " + std::to_string(i);
+  };
   for (size_t i = 0; i < inputs.size(); ++i) {
     OFLITE_CHECK_OR_RETURN(inputs[i].defined(), ValueError)
-        << schema.name() << ": input '" << schema.inputs()[i] << "' is an undefined tensor";
+        << call << ": input " << name(i) << " is an undefined tensor";
     OFLITE_CHECK_OR_RETURN(inputs[i].is_contiguous(), NotImplemented)
-        << schema.name() << ": input '" << schema.inputs()[i] << "' is not contiguous";
+        << call << ": input " << name(i) << " is not contiguous";
     OFLITE_CHECK_OR_RETURN(inputs[i].device() == inputs[0].device(), ValueError)
-        << schema.name() << ": expected all inputs on one device, but '" << schema.inputs()[0]
-        << "' is on " << inputs[0].device() << " and '" << schema.inputs()[i] << "' on "
-        << inputs[i].device();
+        << call << ": expected all inputs on one device, but " << name(0) << " is on "
+        << inputs[0].device() << " and " << name(i) << " on " << inputs[i].device();
   }
+  // Ops without inputs would need a device attribute; every op so far has inputs.
+  OFLITE_CHECK_OR_RETURN(!inputs.empty(), NotImplemented) << call << ": calls without inputs";
   return Ok();
 }
 
@@ -59,9 +67,161 @@ proto::OpConf MakeOpConf(const OpSchema& schema, const AttrMap& attrs) {
     conf.add_output(name);
   }
   for (const auto& [name, value] : attrs.values()) {
-    (*conf.mutable_attr())[name] = value;
+    (*conf.mutable_attr())[name] = value.ToProto();
   }
   return conf;
+}
+
+std::vector<TensorDesc> Descs(TensorArgs inputs) {
+  std::vector<TensorDesc> descs;
+  for (const Tensor& t : inputs) {
+    descs.push_back({t.shape(), t.dtype()});
+  }
+  return descs;
+}
+
+// Checks attrs, infers the outputs, picks the kernel and makes its instance: everything a
+// signature needs once.
+Maybe<CachedStep> BuildStep(const OpSchema& schema, const std::vector<TensorDesc>& inputs,
+                            const AttrMap& given_attrs, const Device& device) {
+  OFLITE_CHECK_OR_RETURN(inputs.size() == schema.inputs().size(), ValueError)
+      << schema.name() << ": expected " << schema.inputs().size() << " input(s), got "
+      << inputs.size();
+  CachedStep step;
+  step.schema = &schema;
+  OFLITE_ASSIGN_OR_RETURN(step.attrs, schema.CompleteAttrs(given_attrs));
+  OFLITE_ASSIGN_OR_RETURN(step.outputs, schema.InferOutputs(inputs, step.attrs));
+  KernelMatchContext match{device.type(), {}, {}, &step.attrs};
+  for (const TensorDesc& d : inputs) {
+    match.input_dtypes.push_back(d.dtype);
+  }
+  for (const TensorDesc& d : step.outputs) {
+    match.output_dtypes.push_back(d.dtype);
+  }
+  const KernelRegistration* kernel = KernelRegistry::Global().Find(schema.name(), match);
+  if (kernel == nullptr) {
+    return OFLITE_ERROR(NotImplemented)
+           << schema.name() << ": no kernel for device " << device << " with input dtype(s) ("
+           << Join(match.input_dtypes) << "); kernels exist for: " << DescribeKernels(schema);
+  }
+  step.kernel_name = kernel->name;
+  step.kernel = kernel->create();
+  OFLITE_JUST(step.kernel->Init(match));
+  return step;
+}
+
+std::shared_ptr<CallEntry> NewEntry(const void* callee, TensorArgs inputs, const AttrMap& attrs) {
+  auto entry = std::make_shared<CallEntry>();
+  entry->callee = callee;
+  entry->device = inputs[0].device();
+  entry->inputs = Descs(inputs);
+  entry->given_attrs = attrs;
+  return entry;
+}
+
+// The device is looked up after the kernels: a call no kernel serves says so first.
+Maybe<std::shared_ptr<const CallEntry>> Finish(std::shared_ptr<CallEntry> entry) {
+  OFLITE_ASSIGN_OR_RETURN(entry->ep_device, ep::GetDevice(entry->device));
+  return std::shared_ptr<const CallEntry>(std::move(entry));
+}
+
+Maybe<std::shared_ptr<const CallEntry>> BuildOpEntry(const OpSchema& schema, TensorArgs inputs,
+                                                     const AttrMap& attrs) {
+  std::shared_ptr<CallEntry> entry = NewEntry(&schema, inputs, attrs);
+  CachedStep step;
+  OFLITE_ASSIGN_OR_RETURN(step, BuildStep(schema, entry->inputs, attrs, entry->device));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    step.args.push_back(i);
+  }
+  entry->steps.push_back(std::move(step));
+  return Finish(std::move(entry));
+}
+
+Maybe<std::shared_ptr<const CallEntry>> BuildCompositeEntry(const Composite& composite,
+                                                            TensorArgs inputs,
+                                                            const AttrMap& attrs) {
+  std::shared_ptr<CallEntry> entry = NewEntry(&composite, inputs, attrs);
+  std::vector<CompositeStep> plan;
+  OFLITE_ASSIGN_OR_RETURN(plan, composite.build(entry->inputs, attrs));
+  OFLITE_CHECK_OR_RETURN(!plan.empty() && inputs.size() + plan.size() <= kMaxCompositeValues,
+                         NotImplemented)
+      << composite.name << ": a composite runs 1 to " << kMaxCompositeValues - inputs.size()
+      << " steps here, got " << plan.size();
+  std::vector<TensorDesc> values = entry->inputs;
+  for (CompositeStep& planned : plan) {
+    const OpSchema* schema = nullptr;
+    OFLITE_ASSIGN_OR_RETURN(schema, OpRegistry::Global().Find(planned.op_type));
+    std::vector<TensorDesc> step_inputs;
+    for (size_t arg : planned.args) {
+      OFLITE_CHECK_OR_RETURN(arg < values.size(), ValueError)
+          << composite.name << ": step " << planned.op_type << " reads value " << arg
+          << ", which is not made yet";
+      step_inputs.push_back(values[arg]);
+    }
+    CachedStep step;
+    OFLITE_ASSIGN_OR_RETURN(step, BuildStep(*schema, step_inputs, planned.attrs, entry->device));
+    OFLITE_CHECK_OR_RETURN(step.outputs.size() == 1, NotImplemented)
+        << composite.name << ": step " << planned.op_type << " has " << step.outputs.size()
+        << " outputs; composite steps have one";
+    step.args = std::move(planned.args);
+    values.push_back(step.outputs[0]);
+    entry->steps.push_back(std::move(step));
+  }
+  return Finish(std::move(entry));
+}
+
+// The entry for this call, from the cache or built and cached now.
+template <typename Callee, typename Build>
+Maybe<std::shared_ptr<const CallEntry>> LookUp(const Callee* callee, TensorArgs inputs,
+                                               const AttrMap& attrs, Build build) {
+  const CallSignature signature{callee, inputs[0].device(), inputs.begin(), inputs.size(),
+                                &attrs};
+  const size_t hash = signature.Hash();
+  CallCache& cache = CallCache::ThisThread();
+  std::shared_ptr<const CallEntry> entry = cache.Find(signature, hash);
+  if (entry == nullptr) {
+    OFLITE_ASSIGN_OR_RETURN(entry, build(*callee, inputs, attrs));
+    cache.Insert(hash, entry);
+  }
+  return entry;
+}
+
+// Allocates a step's outputs and runs its kernel on inputs gathered in order.
+Maybe<void> RunStep(const CallEntry& entry, const CachedStep& step, const Tensor* inputs,
+                    Tensor* outputs) {
+  for (size_t i = 0; i < step.outputs.size(); ++i) {
+    OFLITE_ASSIGN_OR_RETURN(
+        outputs[i], Tensor::Empty(step.outputs[i].shape, step.outputs[i].dtype, entry.ep_device));
+    if (!live_output_inits.empty()) {
+      OFLITE_JUST((*live_output_inits.back())(outputs[i]));
+    }
+  }
+  KernelComputeContext ctx(step.schema, inputs, outputs, &step.attrs,
+                           entry.ep_device->default_stream(), !live_traces.empty());
+  OFLITE_JUST(step.kernel->Compute(&ctx));
+  if (!live_traces.empty()) {
+    live_traces.back()->Add(
+        {MakeOpConf(*step.schema, step.attrs), entry.device, step.kernel_name, ctx.primitives()});
+  }
+  return Ok();
+}
+
+// One op's call; outputs holds as many tensors as the op has outputs.
+Maybe<void> DispatchInto(const std::string& op_type, TensorArgs inputs, const AttrMap& attrs,
+                         Tensor* outputs, size_t num_outputs) {
+  const OpSchema* schema = nullptr;
+  OFLITE_ASSIGN_OR_RETURN(schema, OpRegistry::Global().Find(op_type));
+  OFLITE_CHECK_OR_RETURN(inputs.size() == schema->inputs().size(), ValueError)
+      << op_type << ": expected " << schema->inputs().size() << " input(s), got "
+      << inputs.size();
+  OFLITE_CHECK_OR_RETURN(num_outputs == schema->outputs().size(), ValueError)
+      << op_type << ": has " << schema->outputs().size() << " outputs; use Dispatch, not "
+      << "DispatchOne";
+  OFLITE_JUST(CheckInputs(op_type, &schema->inputs(), inputs));
+  std::shared_ptr<const CallEntry> entry;
+  OFLITE_ASSIGN_OR_RETURN(entry, LookUp(schema, inputs, attrs, BuildOpEntry));
+  OFLITE_JUST(RunStep(*entry, entry->steps[0], inputs.begin(), outputs));
+  return Ok();
 }
 }  // namespace
 
@@ -78,65 +238,37 @@ DispatchTrace::~DispatchTrace() {
   live_traces.erase(std::find(live_traces.begin(), live_traces.end(), this));
 }
 
-Maybe<std::vector<Tensor>> Dispatch(const std::string& op_type, const std::vector<Tensor>& inputs,
+Maybe<std::vector<Tensor>> Dispatch(const std::string& op_type, TensorArgs inputs,
                                     const AttrMap& attrs) {
   const OpSchema* schema = nullptr;
   OFLITE_ASSIGN_OR_RETURN(schema, OpRegistry::Global().Find(op_type));
-  OFLITE_JUST(CheckInputs(*schema, inputs));
-  AttrMap complete_attrs;
-  OFLITE_ASSIGN_OR_RETURN(complete_attrs, schema->CompleteAttrs(attrs));
-
-  std::vector<TensorDesc> input_descs;
-  for (const Tensor& t : inputs) {
-    input_descs.push_back({t.shape(), t.dtype()});
-  }
-  std::vector<TensorDesc> output_descs;
-  OFLITE_ASSIGN_OR_RETURN(output_descs, schema->InferOutputs(input_descs, complete_attrs));
-
-  // Ops without inputs would need a device attribute; every op so far has inputs.
-  OFLITE_CHECK_OR_RETURN(!inputs.empty(), NotImplemented) << op_type << ": ops without inputs";
-  const Device device = inputs[0].device();
-  KernelMatchContext match{device.type(), {}, {}, &complete_attrs};
-  for (const TensorDesc& d : input_descs) {
-    match.input_dtypes.push_back(d.dtype);
-  }
-  for (const TensorDesc& d : output_descs) {
-    match.output_dtypes.push_back(d.dtype);
-  }
-  const KernelRegistration* kernel = KernelRegistry::Global().Find(op_type, match);
-  if (kernel == nullptr) {
-    return OFLITE_ERROR(NotImplemented)
-           << op_type << ": no kernel for device " << device << " with input dtype(s) ("
-           << Join(match.input_dtypes) << "); kernels exist for: " << DescribeKernels(*schema);
-  }
-
-  std::vector<Tensor> outputs;
-  for (const TensorDesc& d : output_descs) {
-    Tensor output;
-    OFLITE_ASSIGN_OR_RETURN(output, Tensor::Empty(d.shape, d.dtype, device));
-    if (!live_output_inits.empty()) {
-      OFLITE_JUST((*live_output_inits.back())(output));
-    }
-    outputs.push_back(std::move(output));
-  }
-  ep::Device* ep_device = nullptr;
-  OFLITE_ASSIGN_OR_RETURN(ep_device, ep::GetDevice(device));
-  KernelComputeContext ctx(schema, &inputs, &outputs, &complete_attrs, ep_device->default_stream());
-  OFLITE_JUST(kernel->kernel->Compute(&ctx));
-  if (!live_traces.empty()) {
-    live_traces.back()->Add(
-        {MakeOpConf(*schema, complete_attrs), device, kernel->name, ctx.primitives()});
-  }
+  std::vector<Tensor> outputs(schema->outputs().size());
+  OFLITE_JUST(DispatchInto(op_type, inputs, attrs, outputs.data(), outputs.size()));
   return outputs;
 }
 
-Maybe<Tensor> DispatchOne(const std::string& op_type, const std::vector<Tensor>& inputs,
-                          const AttrMap& attrs) {
-  std::vector<Tensor> outputs;
-  OFLITE_ASSIGN_OR_RETURN(outputs, Dispatch(op_type, inputs, attrs));
-  OFLITE_CHECK_OR_RETURN(outputs.size() == 1, ValueError)
-      << op_type << ": has " << outputs.size() << " outputs; use Dispatch, not DispatchOne";
-  return outputs[0];
+Maybe<Tensor> DispatchOne(const std::string& op_type, TensorArgs inputs, const AttrMap& attrs) {
+  Tensor output;
+  OFLITE_JUST(DispatchInto(op_type, inputs, attrs, &output, 1));
+  return output;
+}
+
+Maybe<Tensor> DispatchComposite(const Composite& composite, TensorArgs inputs,
+                                const AttrMap& attrs) {
+  OFLITE_JUST(CheckInputs(composite.name, nullptr, inputs));
+  std::shared_ptr<const CallEntry> entry;
+  OFLITE_ASSIGN_OR_RETURN(entry, LookUp(&composite, inputs, attrs, BuildCompositeEntry));
+  std::array<Tensor, kMaxCompositeValues> values;
+  std::copy(inputs.begin(), inputs.end(), values.begin());
+  std::array<Tensor, kMaxCompositeValues> step_inputs;
+  size_t next = inputs.size();
+  for (const CachedStep& step : entry->steps) {
+    for (size_t i = 0; i < step.args.size(); ++i) {
+      step_inputs[i] = values[step.args[i]];
+    }
+    OFLITE_JUST(RunStep(*entry, step, step_inputs.data(), &values[next++]));
+  }
+  return values[next - 1];
 }
 
 }  // namespace oflite

@@ -16,11 +16,21 @@ size_t ArgIndex(const std::vector<std::string>& names, const std::string& name) 
 }  // namespace
 
 const Tensor& KernelComputeContext::Input(const std::string& name) const {
-  return (*inputs_)[ArgIndex(schema_->inputs(), name)];
+  return inputs_[ArgIndex(schema_->inputs(), name)];
 }
 
 const Tensor& KernelComputeContext::Output(const std::string& name) const {
-  return (*outputs_)[ArgIndex(schema_->outputs(), name)];
+  return outputs_[ArgIndex(schema_->outputs(), name)];
+}
+
+const Tensor& KernelComputeContext::InputAt(size_t i) const {
+  CHECK_LT(i, schema_->inputs().size()) << schema_->name() << ": no input " << i;
+  return inputs_[i];
+}
+
+const Tensor& KernelComputeContext::OutputAt(size_t i) const {
+  CHECK_LT(i, schema_->outputs().size()) << schema_->name() << ": no output " << i;
+  return outputs_[i];
 }
 
 DeviceType KernelComputeContext::device_type() const { return stream_->device_type(); }

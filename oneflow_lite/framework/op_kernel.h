@@ -2,6 +2,10 @@
 // Kernels register per op with a predicate saying which (device, dtypes, attrs) they serve:
 //
 //   OFLITE_REGISTER_KERNEL(kSoftmaxOp, SoftmaxKernel);   // SoftmaxKernel::IsMatched(ctx)
+//
+// The interpreter makes one kernel instance per call signature (op, device, input shapes and
+// dtypes, attributes) on each thread, calls Init once, and then only Compute: a kernel builds
+// its primitives and reads its attributes in Init, not on every call.
 #ifndef ONEFLOW_LITE_FRAMEWORK_OP_KERNEL_H_
 #define ONEFLOW_LITE_FRAMEWORK_OP_KERNEL_H_
 
@@ -24,7 +28,8 @@ namespace ep {
 class Stream;
 }
 
-// What a match predicate sees: the device type and the dtypes of inputs and outputs.
+// What a match predicate and Init see: the device type, the dtypes of inputs and outputs, and
+// the op's complete attributes.
 struct KernelMatchContext {
   DeviceType device_type;
   std::vector<DataType> input_dtypes;
@@ -34,29 +39,49 @@ struct KernelMatchContext {
 
 class KernelComputeContext {
  public:
-  KernelComputeContext(const OpSchema* schema, const std::vector<Tensor>* inputs,
-                       std::vector<Tensor>* outputs, const AttrMap* attrs, ep::Stream* stream)
-      : schema_(schema), inputs_(inputs), outputs_(outputs), attrs_(attrs), stream_(stream) {}
+  // inputs and outputs hold the schema's inputs and outputs in order; `tracing` says whether a
+  // DispatchTrace wants the primitives' descriptions.
+  KernelComputeContext(const OpSchema* schema, const Tensor* inputs, Tensor* outputs,
+                       const AttrMap* attrs, ep::Stream* stream, bool tracing)
+      : schema_(schema),
+        inputs_(inputs),
+        outputs_(outputs),
+        attrs_(attrs),
+        stream_(stream),
+        tracing_(tracing) {}
 
   const Tensor& Input(const std::string& name) const;
   const Tensor& Output(const std::string& name) const;
   // By position in the schema's order, for kernels shared by ops with different arg names.
-  const Tensor& InputAt(size_t i) const { return inputs_->at(i); }
-  const Tensor& OutputAt(size_t i) const { return outputs_->at(i); }
+  const Tensor& InputAt(size_t i) const;
+  const Tensor& OutputAt(size_t i) const;
   const AttrMap& attrs() const { return *attrs_; }
   ep::Stream* stream() const { return stream_; }
   DeviceType device_type() const;
 
-  // Kernels report the primitive that did the work; traces and the demo show it.
-  void NotePrimitive(const std::string& name) { primitives_.push_back(name); }
+  // Kernels report the primitive that did the work; traces and the demo show it. The second
+  // form asks the primitive for its LaunchDescription only when a trace is live.
+  void NotePrimitive(const std::string& name) {
+    if (tracing_) {
+      primitives_.push_back(name);
+    }
+  }
+  template <typename P, typename = decltype(std::declval<const P&>().LaunchDescription())>
+  void NotePrimitive(const P& primitive) {
+    if (tracing_) {
+      primitives_.push_back(primitive.LaunchDescription());
+    }
+  }
+  bool tracing() const { return tracing_; }
   const std::vector<std::string>& primitives() const { return primitives_; }
 
  private:
   const OpSchema* schema_;
-  const std::vector<Tensor>* inputs_;
-  std::vector<Tensor>* outputs_;
+  const Tensor* inputs_;
+  Tensor* outputs_;
   const AttrMap* attrs_;
   ep::Stream* stream_;
+  bool tracing_;
   std::vector<std::string> primitives_;
 };
 
@@ -67,6 +92,9 @@ class OpKernel {
   OpKernel& operator=(const OpKernel&) = delete;
   virtual ~OpKernel() = default;
 
+  // Once per instance, before its first Compute: build primitives, read attributes. An error
+  // fails the call (and the next call with that signature tries again).
+  virtual Maybe<void> Init(const KernelMatchContext& /*ctx*/) { return Ok(); }
   virtual Maybe<void> Compute(KernelComputeContext* ctx) const = 0;
 };
 
@@ -74,7 +102,7 @@ struct KernelRegistration {
   std::string op_type;
   std::string name;  // the kernel class, e.g. "SoftmaxKernel"
   std::function<bool(const KernelMatchContext&)> is_matched;
-  std::shared_ptr<const OpKernel> kernel;  // kernels are stateless: one instance serves all calls
+  std::function<std::unique_ptr<OpKernel>()> create;  // a new instance per call signature
 };
 
 class KernelRegistry {
@@ -111,7 +139,8 @@ class KernelRegistry {
 #define OFLITE_REGISTER_KERNEL(op_type, KernelClass)                                        \
   static const bool OFLITE_CONCAT(oflite_kernel_registered_, __LINE__) = [] {               \
     ::oflite::KernelRegistry::Global().Register(                                            \
-        {op_type, #KernelClass, &KernelClass::IsMatched, std::make_shared<KernelClass>()}); \
+        {op_type, #KernelClass, &KernelClass::IsMatched,                                    \
+         [] { return std::unique_ptr<::oflite::OpKernel>(new KernelClass()); }});           \
     return true;                                                                            \
   }()
 

@@ -57,9 +57,9 @@ Maybe<AttrMap> CompleteAttrs(const std::string& call, const std::vector<AttrDef>
     OFLITE_CHECK_OR_RETURN(def != nullptr, ValueError)
         << call << ": unknown attribute '" << name
         << "' (attributes: " << (defs.empty() ? "none" : Join(AttrNames(defs))) << ")";
-    OFLITE_CHECK_OR_RETURN(AttrTypeOf(value) == def->type, TypeError)
+    OFLITE_CHECK_OR_RETURN(value.type() == def->type, TypeError)
         << call << ": attribute '" << name << "' must be " << AttrTypeName(def->type) << ", got "
-        << AttrTypeName(AttrTypeOf(value)) << " " << AttrValueToString(value);
+        << AttrTypeName(value.type()) << " " << AttrValueToString(value);
   }
   AttrMap complete = given;
   for (const AttrDef& def : defs) {
@@ -69,7 +69,7 @@ Maybe<AttrMap> CompleteAttrs(const std::string& call, const std::vector<AttrDef>
     OFLITE_CHECK_OR_RETURN(def.default_value.has_value(), ValueError)
         << call << ": required attribute '" << def.name << "' (" << AttrTypeName(def.type)
         << ") is missing";
-    complete.Set(def.name, AttrValue(*def.default_value));
+    complete.Set(def.name, *def.default_value);
   }
   return complete;
 }
@@ -120,7 +120,7 @@ proto::OpDef OpSchema::ToProto() const {
     out->set_type(AttrTypeName(attr.type));
     out->set_required(!attr.default_value.has_value());
     if (attr.default_value) {
-      *out->mutable_default_value() = *attr.default_value;
+      *out->mutable_default_value() = attr.default_value->ToProto();
     }
   }
   return def;

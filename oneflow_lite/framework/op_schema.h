@@ -56,7 +56,7 @@ using SbpFn = std::function<Maybe<std::vector<proto::SbpSignature>>(const InferC
 struct AttrDef {
   std::string name;
   AttrType type;
-  std::optional<proto::AttrValue> default_value;  // nullopt: the caller must give it
+  std::optional<AttrValue> default_value;  // nullopt: the caller must give it
 };
 
 class OpSchema {
@@ -116,9 +116,7 @@ OpSchemaBuilder& OpSchemaBuilder::Attr(const std::string& name) {
 
 template <typename T>
 OpSchemaBuilder& OpSchemaBuilder::Attr(const std::string& name, const T& default_value) {
-  proto::AttrValue value;
-  AttrTraits<T>::Set(default_value, &value);
-  schema_.attrs_.push_back({name, AttrTraits<T>::kType, value});
+  schema_.attrs_.push_back({name, AttrTraits<T>::kType, AttrValue(default_value)});
   return *this;
 }
 

@@ -34,18 +34,22 @@ Maybe<size_t> ContiguousBytes(const char* call, const Shape& shape, DataType dat
 }  // namespace
 
 Maybe<Tensor> Tensor::Empty(const Shape& shape, DataType data_type, const Device& device) {
-  size_t bytes = 0;
-  OFLITE_ASSIGN_OR_RETURN(bytes, ContiguousBytes("Tensor::Empty", shape, data_type));
   ep::Device* ep_device = nullptr;
   OFLITE_ASSIGN_OR_RETURN(ep_device, ep::GetDevice(device));
+  return Empty(shape, data_type, ep_device);
+}
+
+Maybe<Tensor> Tensor::Empty(const Shape& shape, DataType data_type, ep::Device* device) {
+  size_t bytes = 0;
+  OFLITE_ASSIGN_OR_RETURN(bytes, ContiguousBytes("Tensor::Empty", shape, data_type));
   void* ptr = nullptr;
-  OFLITE_ASSIGN_OR_RETURN(ptr, ep_device->allocator()->Allocate(bytes));
+  OFLITE_ASSIGN_OR_RETURN(ptr, device->allocator()->Allocate(bytes));
   Tensor tensor;
-  tensor.storage_ = std::make_shared<Storage>(ep_device->allocator(), ptr, bytes, device);
+  tensor.device_ = device->device();
+  tensor.storage_ = std::make_shared<Storage>(device->allocator(), ptr, bytes, tensor.device_);
   tensor.shape_ = shape;
   tensor.strides_ = ContiguousStrides(shape);
   tensor.dtype_ = data_type;
-  tensor.device_ = device;
   return tensor;
 }
 

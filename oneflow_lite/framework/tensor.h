@@ -16,6 +16,7 @@ namespace oflite {
 
 namespace ep {
 class Allocator;
+class Device;
 }
 
 // Memory of one allocation on one device, freed through its allocator when the last tensor
@@ -45,6 +46,8 @@ class Tensor {
 
   static Maybe<Tensor> Empty(const Shape& shape, DataType data_type,
                              const Device& device = Device::Cpu());
+  // The same on a device already looked up (ep::GetDevice), as the interpreter allocates.
+  static Maybe<Tensor> Empty(const Shape& shape, DataType data_type, ep::Device* device);
   // Copies bytes (elem_cnt * element size of data_type) from host memory; data may be null only
   // when bytes is 0. bool bytes are read as NumPy reads them: any nonzero byte is true (stored 1).
   static Maybe<Tensor> FromHost(const void* data, size_t bytes, const Shape& shape,

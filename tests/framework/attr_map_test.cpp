@@ -107,12 +107,12 @@ TEST(AttrMapTest, ToString) {
   const AttrMap attrs = {{"perm", std::vector<int64_t>{2, 0, 1}}, {"dim", 1}};
   EXPECT_EQ(attrs.ToString(), "{dim=1, perm=[2, 0, 1]}");  // sorted by name
   EXPECT_EQ(AttrMap().ToString(), "{}");
-  EXPECT_EQ(AttrValueToString(AttrValue(DataType::kFloat16).proto()), "float16");
-  EXPECT_EQ(AttrValueToString(AttrValue(true).proto()), "true");
-  EXPECT_EQ(AttrValueToString(AttrValue(Shape({2, 3})).proto()), "(2, 3)");
-  EXPECT_EQ(AttrValueToString(AttrValue(std::vector<float>{0.5f, 2.0f}).proto()), "[0.5, 2]");
-  EXPECT_EQ(AttrValueToString(AttrValue("s").proto()), "'s'");
-  EXPECT_EQ(AttrValueToString(AttrValue().proto()), "<unset>");
+  EXPECT_EQ(AttrValueToString(AttrValue(DataType::kFloat16)), "float16");
+  EXPECT_EQ(AttrValueToString(AttrValue(true)), "true");
+  EXPECT_EQ(AttrValueToString(AttrValue(Shape({2, 3}))), "(2, 3)");
+  EXPECT_EQ(AttrValueToString(AttrValue(std::vector<float>{0.5f, 2.0f})), "[0.5, 2]");
+  EXPECT_EQ(AttrValueToString(AttrValue("s")), "'s'");
+  EXPECT_EQ(AttrValueToString(AttrValue()), "<unset>");
 }
 
 TEST(AttrMapTest, AttrTypeNames) {
@@ -131,7 +131,7 @@ TEST(AttrMapTest, AttrTypeNames) {
 template <typename T>
 T Parsed(AttrType type, const std::string& text) {
   AttrMap attrs;
-  attrs.Set("a", AttrValue(Unwrap(ParseAttrValue(type, text))));
+  attrs.Set("a", Unwrap(ParseAttrValue(type, text)));
   return Unwrap(attrs.Get<T>("a"));
 }
 

@@ -227,7 +227,7 @@ TEST(RegistryTest, EachOpHasItsKernel) {
     });
     ASSERT_NE(it, kernels.end()) << op << " has no " << KernelNames().at(op);
     EXPECT_EQ(it->op_type, op);
-    EXPECT_NE(it->kernel, nullptr) << op;
+    EXPECT_NE(it->create(), nullptr) << op;
     EXPECT_TRUE(static_cast<bool>(it->is_matched)) << op;
   }
   EXPECT_TRUE(KernelRegistry::Global().KernelsOf("nope").empty());

@@ -98,13 +98,13 @@ TEST(RobustnessTest, NumbersWithLeadingBlanksOrTrailingTextAreRejected) {
     ExpectError(ParseAttrValue(AttrType::kDouble, text), ErrorKind::kValueError, {"double"});
   }
   ExpectError(ParseAttrValue(AttrType::kListInt64, "1, 2"), ErrorKind::kValueError, {"list_int64"});
-  EXPECT_EQ(Unwrap(ParseAttrValue(AttrType::kInt64, "-7")).at_int64(), -7);
+  EXPECT_EQ(*Unwrap(ParseAttrValue(AttrType::kInt64, "-7")).TryGet<int64_t>(), -7);
 }
 
 TEST(RobustnessTest, FloatListsRejectValuesBeyondFloat) {
   ExpectError(ParseAttrValue(AttrType::kListFloat, "1,1e39"), ErrorKind::kValueError,
               {"list_float"});
-  EXPECT_EQ(Unwrap(ParseAttrValue(AttrType::kListFloat, "0.5,-2")).at_list_float().value_size(), 2);
+  EXPECT_EQ(Unwrap(ParseAttrValue(AttrType::kListFloat, "0.5,-2")).TryGet<std::vector<float>>()->size(), 2);
 }
 
 TEST(RobustnessTest, FullRejectsFiniteValuesThatOverflowAFloatingDtype) {

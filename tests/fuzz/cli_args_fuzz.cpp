@@ -17,9 +17,9 @@ using namespace oflite;  // NOLINT: a fuzz driver
 
 void CheckBench(const cli::BenchOptions& bench) {
   (void)ParseDataType(bench.dtype);
-  const Maybe<proto::AttrValue> shape = ParseAttrValue(AttrType::kShape, bench.shape);
+  const Maybe<AttrValue> shape = ParseAttrValue(AttrType::kShape, bench.shape);
   if (shape.ok()) {
-    (void)AttrTraits<Shape>::Get(shape.value()).Validate();
+    (void)shape.value().TryGet<Shape>()->Validate();
   }
   const Maybe<const cli::FunctionEntry*> function = cli::FindFunction(bench.function);
   if (function.ok()) {

@@ -264,7 +264,7 @@ TEST(SbpSignatures, TransposeListsExactlyTheValidOnesForEveryPermutation) {
   do {
     ExpectListedAreExactlyValid(
         SbpSimulation(ops::kTransposeOp, {Random3d(4)}, {{ops::kTransposePerm, perm}}),
-        "transpose perm " + AttrValueToString(AttrValue(perm).proto()));
+        "transpose perm " + AttrValueToString(AttrValue(perm)));
   } while (std::next_permutation(perm.begin(), perm.end()));
 }
 

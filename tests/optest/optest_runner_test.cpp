@@ -65,7 +65,7 @@ void RegisterHostKernel(const char* op, HostFn fn) {
                                        return ctx.device_type == DeviceType::kCPU &&
                                               ctx.input_dtypes[0] == DataType::kFloat64;
                                      },
-                                     std::make_shared<HostKernel>(std::move(fn))});
+                                     [fn] { return std::make_unique<HostKernel>(fn); }});
 }
 
 std::vector<double> Scale(const std::vector<double>& x, const Shape&) {

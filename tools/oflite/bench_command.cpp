@@ -241,9 +241,9 @@ Maybe<void> SplitInputShapes(const FunctionEntry& f, const Shape& shape,
     OFLITE_CHECK_OR_RETURN(it != f.tensors.end(), ValueError)
         << "bench: --arg " << name << ": " << f.name << " has no tensor '" << tensor
         << "' (tensors: " << Join(f.tensors) << ")";
-    proto::AttrValue value;
+    AttrValue value;
     OFLITE_ASSIGN_OR_RETURN(value, ParseAttrValue(AttrType::kShape, pair.substr(eq + 1)));
-    const Shape s = AttrTraits<Shape>::Get(value);
+    const Shape s = *value.TryGet<Shape>();
     OFLITE_JUST(s.Validate());
     (*shapes)[static_cast<size_t>(it - f.tensors.begin())] = s;
     (*overridden)[static_cast<size_t>(it - f.tensors.begin())] = true;
@@ -280,7 +280,7 @@ Maybe<bool> TakeAllowTf32(const FunctionEntry& f, std::vector<std::string>* func
   auto value = ParseAttrValue(AttrType::kBool, *text);
   OFLITE_CHECK_OR_RETURN(value.ok(), ValueError)
       << "bench: --arg allow_tf32: " << (value.ok() ? "" : value.error().message());
-  return AttrTraits<bool>::Get(value.value());
+  return *value.value().TryGet<bool>();
 }
 
 // matmul's inputs for --shape M,N,K: a (M,K) and b (K,N), stored transposed when asked; the
@@ -484,9 +484,9 @@ Maybe<void> Bench(const BenchOptions& options) {
   OFLITE_ASSIGN_OR_RETURN(device, BenchDevice(options.device));
   DataType dtype;
   OFLITE_ASSIGN_OR_RETURN(dtype, ParseDataType(options.dtype));
-  proto::AttrValue shape_value;
+  AttrValue shape_value;
   OFLITE_ASSIGN_OR_RETURN(shape_value, ParseAttrValue(AttrType::kShape, options.shape));
-  const Shape shape = AttrTraits<Shape>::Get(shape_value);
+  const Shape shape = *shape_value.TryGet<Shape>();
   OFLITE_JUST(shape.Validate());
   Timing timing;
   OFLITE_ASSIGN_OR_RETURN(timing, MakeTiming(device));

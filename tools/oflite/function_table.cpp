@@ -15,7 +15,7 @@ namespace {
 AttrDef Arg(const std::string& name, AttrType type) { return {name, type, std::nullopt}; }
 
 AttrDef ArgWithDefault(const std::string& name, const AttrValue& value) {
-  return {name, value.type(), value.proto()};
+  return {name, value.type(), value};
 }
 
 // A call of fn(t0, attr "dim") for the softmax family.
@@ -240,7 +240,7 @@ Maybe<AttrMap> ParseArgs(const FunctionEntry& function, const std::vector<std::s
     OFLITE_CHECK_OR_RETURN(parsed.ok(), ValueError)
         << function.name << ": argument '" << name
         << "': " << (parsed.ok() ? "" : parsed.error().message());
-    attrs.Set(name, AttrValue(parsed.value()));
+    attrs.Set(name, parsed.value());
   }
   for (const AttrDef& def : function.args) {  // say how to give it, in the CLI's own terms
     OFLITE_CHECK_OR_RETURN(attrs.Has(def.name) || def.default_value.has_value(), ValueError)

@@ -307,7 +307,7 @@ class CudaBatchMatmul final : public primitive::BatchMatmul {
       return LaunchDgemm(cuda_stream, batch, m, n, k, alpha, a, stride_a, b, stride_b, beta, c,
                          stride_c);
     }
-    const std::string impl = MatmulImpl();
+    const std::string& impl = MatmulImpl();
     if (dtype_ == DataType::kFloat32 && impl != "cublas") {
       const sgemm::SgemmRung* rung = sgemm::FindRung(impl);
       OFLITE_CHECK_OR_RETURN(rung != nullptr, ValueError)

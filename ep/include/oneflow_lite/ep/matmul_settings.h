@@ -19,7 +19,7 @@ bool AllowTf32();
 // transposes; other products, and other dtypes, use cuBLAS whatever the setting. Unknown names
 // are refused when a product runs (the setting cannot list rungs a build lacks).
 void SetMatmulImpl(const std::string& impl);
-std::string MatmulImpl();
+const std::string& MatmulImpl();
 
 // Sets AllowTf32 for a scope and restores the previous value.
 class ScopedAllowTf32 {
