@@ -1,6 +1,12 @@
-// The CPU execution provider: one device, a synchronous stream, an aligned heap allocator.
-#include <cstdlib>
+// The CPU execution provider: one device, a synchronous stream, a caching allocator over the
+// aligned heap.
+#include <unistd.h>
 
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "ep/caching_allocator.h"
 #include "oneflow_lite/ep/device.h"
 
 namespace oflite {
@@ -13,22 +19,44 @@ class CpuStream final : public Stream {
   Maybe<void> Sync() override { return Ok(); }  // CPU primitives finish inside Launch
 };
 
-class CpuAllocator final : public Allocator {
+// Host memory through the caching allocator: a freed tensor's block serves the next request of
+// its size class instead of going back to the system.
+class CpuAllocator final : public CachingAllocator {
  public:
   // 64-byte alignment lets vectorized loops use aligned loads on every row start we hand out.
   static constexpr size_t kAlignment = 64;
+  static_assert(kSmallGranularity % kAlignment == 0, "aligned_alloc needs whole alignments");
 
+  ~CpuAllocator() override { ReleaseCachedBlocks(); }
+
+  // A zero-byte tensor still gets a real block, as before the cache: code that hands its pointer
+  // to memset or memcpy with a zero size need not check for null.
   Maybe<void*> Allocate(size_t bytes) override {
-    const size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
-    if (rounded < bytes) {  // wrapped around: cannot exist
-      return OFLITE_ERROR(OutOfMemory) << "cpu: cannot allocate " << bytes << " bytes";
-    }
-    void* ptr = std::aligned_alloc(kAlignment, rounded == 0 ? kAlignment : rounded);
-    OFLITE_CHECK_OR_RETURN(ptr != nullptr, OutOfMemory)
-        << "cpu: cannot allocate " << bytes << " bytes (the system refused)";
-    return ptr;
+    return CachingAllocator::Allocate(bytes == 0 ? 1 : bytes);
   }
-  void Deallocate(void* ptr, size_t /*bytes*/) override { std::free(ptr); }
+
+ protected:
+  Maybe<void*> DeviceMalloc(size_t bytes) override {
+    return std::aligned_alloc(kAlignment, bytes);  // nullptr when the system refuses
+  }
+  Maybe<void> DeviceFree(void* ptr) override {
+    std::free(ptr);
+    return Ok();
+  }
+  std::string DescribeFreeMemory() override {
+#if defined(_SC_AVPHYS_PAGES) && defined(_SC_PHYS_PAGES)
+    // Physical memory only: swap and overcommit may still let a larger request through.
+    const int64_t page = sysconf(_SC_PAGESIZE);
+    const int64_t free_pages = sysconf(_SC_AVPHYS_PAGES);
+    const int64_t total_pages = sysconf(_SC_PHYS_PAGES);
+    if (page > 0 && free_pages >= 0 && total_pages > 0) {
+      return std::to_string(free_pages * page) + " bytes free of " +
+             std::to_string(total_pages * page);
+    }
+#endif
+    return "free memory unknown";
+  }
+  std::string DeviceName() const override { return "cpu"; }
 };
 
 class CpuDevice final : public Device {

@@ -2,157 +2,51 @@
 
 #include <cuda_runtime.h>
 
-#include <cstdint>
-#include <string>
-
 #include "ep/cuda/cuda_stream.h"
 
 namespace oflite {
 namespace ep {
 
-namespace {
-// Classes per power of two above kSmallLimit, as a shift: 8 classes, at most 1/8 wasted.
-constexpr int kLargeClassShift = 3;
-
-int FloorLog2(size_t value) {
-  int log = -1;
-  while (value != 0) {
-    value >>= 1;
-    ++log;
-  }
-  return log;
-}
-}  // namespace
-
-size_t CachingAllocator::RoundSize(size_t bytes) {
-  if (bytes <= kSmallLimit) {
-    return (bytes + kSmallGranularity - 1) / kSmallGranularity * kSmallGranularity;
-  }
-  if (bytes > SIZE_MAX / 2) {  // no device has that much; rounding could wrap around
-    return 0;
-  }
-  const size_t step = size_t{1} << (FloorLog2(bytes) - kLargeClassShift);
-  return (bytes + step - 1) / step * step;
-}
-
-CachingAllocator::~CachingAllocator() {
+CudaCachingAllocator::~CudaCachingAllocator() {
   // At process exit the CUDA runtime may already be gone: errors here change nothing.
   cudaSetDevice(device_index_);
-  for (auto& bin : free_blocks_) {
-    for (void* ptr : bin.second) {
-      cudaFree(ptr);
-    }
-  }
+  ReleaseCachedBlocks();
 }
 
-Maybe<void*> CachingAllocator::Allocate(size_t bytes) {
-  if (bytes == 0) {
+Maybe<void*> CudaCachingAllocator::DeviceMalloc(size_t bytes) {
+  OFLITE_JUST(CudaCheck(cudaSetDevice(device_index_), "cudaSetDevice"));
+  void* ptr = nullptr;
+  const cudaError_t status = cudaMalloc(&ptr, bytes);
+  if (status == cudaErrorMemoryAllocation) {
+    cudaGetLastError();  // an allocation failure is not sticky; clear it before any retry
     return static_cast<void*>(nullptr);
   }
-  const size_t rounded = RoundSize(bytes);
-  std::lock_guard<std::mutex> lock(mutex_);
-  void* ptr = nullptr;
-  auto bin = free_blocks_.find(rounded);
-  if (bin != free_blocks_.end() && !bin->second.empty()) {
-    ptr = bin->second.back();
-    bin->second.pop_back();
-    ++stats_.cache_hit_count;
-  } else {
-    OFLITE_ASSIGN_OR_RETURN(ptr, DeviceMalloc(bytes, rounded));
-  }
-  live_blocks_.emplace(ptr, rounded);
-  ++stats_.allocation_count;
-  stats_.allocated_bytes += rounded;
-  if (stats_.allocated_bytes > stats_.peak_allocated_bytes) {
-    stats_.peak_allocated_bytes = stats_.allocated_bytes;
-  }
-  return ptr;
-}
-
-// Called with mutex_ held, on a cache miss.
-Maybe<void*> CachingAllocator::DeviceMalloc(size_t bytes, size_t rounded) {
-  OFLITE_JUST(CudaCheck(cudaSetDevice(device_index_), "cudaSetDevice"));
-  void* ptr = nullptr;
-  cudaError_t status = rounded == 0 ? cudaErrorMemoryAllocation : cudaMalloc(&ptr, rounded);
-  const size_t cached_bytes = stats_.reserved_bytes - stats_.allocated_bytes;
-  if (status == cudaErrorMemoryAllocation && rounded != 0 && cached_bytes > 0) {
-    cudaGetLastError();  // an allocation failure is not sticky; clear it before retrying
-    OFLITE_JUST(EmptyCacheLocked());
-    status = cudaMalloc(&ptr, rounded);
-  }
-  if (status == cudaErrorMemoryAllocation) {
-    cudaGetLastError();
-    std::string memory;
-    size_t free_bytes = 0;
-    size_t total_bytes = 0;
-    const Maybe<void> info = CudaCheck(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
-    if (info.ok()) {
-      memory = std::to_string(free_bytes) + " bytes free of " + std::to_string(total_bytes);
-    } else {
-      memory = "free memory unknown: " + info.error().message();
-    }
-    auto error = OFLITE_ERROR(OutOfMemory);
-    error << "cuda:" << device_index_ << ": cannot allocate " << bytes << " bytes (";
-    if (rounded != 0) {
-      error << "a block of " << rounded << " bytes; ";
-    }
-    error << memory << "; " << stats_.allocated_bytes << " bytes in use by tensors";
-    if (cached_bytes > 0) {
-      error << ", " << cached_bytes << " cached bytes released before retrying";
-    }
-    error << ")";
-    return error;
-  }
   OFLITE_JUST(CudaCheck(status, "cudaMalloc"));
-  ++stats_.device_malloc_count;
-  stats_.reserved_bytes += rounded;
   return ptr;
 }
 
-void CachingAllocator::Deallocate(void* ptr, size_t /*bytes*/) {
-  if (ptr == nullptr) {
-    return;
-  }
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto live = live_blocks_.find(ptr);
-  if (live == live_blocks_.end()) {
-    LOG(ERROR) << "cuda:" << device_index_ << ": ignoring the free of " << ptr
-               << ", which this allocator did not hand out (or was freed twice)";
-    return;
-  }
-  const size_t rounded = live->second;
-  live_blocks_.erase(live);
-  stats_.allocated_bytes -= rounded;
-  free_blocks_[rounded].push_back(ptr);
+// The device is current: WaitForDevice, or the destructor, set it.
+Maybe<void> CudaCachingAllocator::DeviceFree(void* ptr) {
+  return CudaCheck(cudaFree(ptr), "cudaFree");
 }
 
-AllocatorStats CachingAllocator::GetStats() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return stats_;
-}
-
-Maybe<void> CachingAllocator::EmptyCache() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return EmptyCacheLocked();
-}
-
-Maybe<void> CachingAllocator::EmptyCacheLocked() {
-  if (stats_.reserved_bytes == stats_.allocated_bytes) {
-    return Ok();
-  }
+Maybe<void> CudaCachingAllocator::WaitForDevice() {
   OFLITE_JUST(CudaCheck(cudaSetDevice(device_index_), "cudaSetDevice"));
   // Work already queued may still read a cached block; let it finish before the memory goes.
-  OFLITE_JUST(CudaCheck(cudaDeviceSynchronize(), "cudaDeviceSynchronize"));
-  for (auto bin = free_blocks_.begin(); bin != free_blocks_.end(); bin = free_blocks_.erase(bin)) {
-    while (!bin->second.empty()) {
-      void* ptr = bin->second.back();
-      bin->second.pop_back();
-      stats_.reserved_bytes -= bin->first;  // a block that fails to free is lost either way
-      ++stats_.device_free_count;
-      OFLITE_JUST(CudaCheck(cudaFree(ptr), "cudaFree"));
-    }
+  return CudaCheck(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+}
+
+std::string CudaCachingAllocator::DescribeFreeMemory() {
+  size_t free_bytes = 0;
+  size_t total_bytes = 0;
+  Maybe<void> info = CudaCheck(cudaSetDevice(device_index_), "cudaSetDevice");
+  if (info.ok()) {
+    info = CudaCheck(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
   }
-  return Ok();
+  if (!info.ok()) {
+    return "free memory unknown: " + info.error().message();
+  }
+  return std::to_string(free_bytes) + " bytes free of " + std::to_string(total_bytes);
 }
 
 }  // namespace ep

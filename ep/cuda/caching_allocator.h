@@ -1,56 +1,29 @@
-// CachingAllocator: device memory for one GPU, kept for reuse instead of given back.
-//
-// Policy (simple on purpose):
-// - A request is rounded up to its size class: up to 1 MiB, a multiple of 512 bytes; above,
-//   one of eight classes per power of two (a multiple of 2^(floor(log2(bytes)) - 3)), which
-//   wastes at most 12.5%. Each class is a bin of free blocks; a block is one cudaMalloc of
-//   exactly its class size and is never split or merged.
-// - A request takes a free block of its own class when there is one (a cache hit, no CUDA
-//   call at all), and cudaMalloc's a new block otherwise. Freeing puts the block back in its
-//   bin; cudaFree happens only in EmptyCache, in the out-of-memory retry and at exit.
-// - Blocks are reused in stream order without events: the runtime runs all work of a device
-//   on its one stream, so work queued by the block's next owner runs after the last use by the
-//   previous one. Memory from this allocator must only be used on that stream.
-// - A cudaMalloc that does not fit empties the cache and tries once more; then the request is
-//   OutOfMemory naming the bytes asked and cudaMemGetInfo's free and total.
+// CudaCachingAllocator: the caching allocator (ep/caching_allocator.h) over one GPU's memory,
+// with cudaMalloc, cudaFree and cudaMemGetInfo as its device hooks.
 #ifndef ONEFLOW_LITE_EP_CUDA_CACHING_ALLOCATOR_H_
 #define ONEFLOW_LITE_EP_CUDA_CACHING_ALLOCATOR_H_
 
-#include <cstddef>
-#include <mutex>
-#include <unordered_map>
-#include <vector>
+#include <string>
 
-#include "oneflow_lite/ep/allocator.h"
+#include "ep/caching_allocator.h"
 
 namespace oflite {
 namespace ep {
 
-class CachingAllocator final : public Allocator {
+class CudaCachingAllocator final : public CachingAllocator {
  public:
-  static constexpr size_t kSmallLimit = size_t{1} << 20;
-  static constexpr size_t kSmallGranularity = 512;
+  explicit CudaCachingAllocator(int device_index) : device_index_(device_index) {}
+  ~CudaCachingAllocator() override;  // gives cached blocks back; blocks still in use stay
 
-  explicit CachingAllocator(int device_index) : device_index_(device_index) {}
-  ~CachingAllocator() override;  // gives cached blocks back; blocks still in use stay
-
-  Maybe<void*> Allocate(size_t bytes) override;
-  void Deallocate(void* ptr, size_t bytes) override;
-  AllocatorStats GetStats() const override;
-  Maybe<void> EmptyCache() override;
-
-  // The class size a request of `bytes` is served with; 0 when no class can hold it.
-  static size_t RoundSize(size_t bytes);
+ protected:
+  Maybe<void*> DeviceMalloc(size_t bytes) override;
+  Maybe<void> DeviceFree(void* ptr) override;
+  Maybe<void> WaitForDevice() override;
+  std::string DescribeFreeMemory() override;
+  std::string DeviceName() const override { return "cuda:" + std::to_string(device_index_); }
 
  private:
-  Maybe<void*> DeviceMalloc(size_t bytes, size_t rounded);
-  Maybe<void> EmptyCacheLocked();
-
   const int device_index_;
-  mutable std::mutex mutex_;
-  std::unordered_map<size_t, std::vector<void*>> free_blocks_;  // class size -> free blocks
-  std::unordered_map<void*, size_t> live_blocks_;               // handed out -> class size
-  AllocatorStats stats_;
 };
 
 }  // namespace ep

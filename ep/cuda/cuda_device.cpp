@@ -24,7 +24,7 @@ class CudaDevice final : public Device {
  private:
   int index_;
   std::unique_ptr<CudaStream> stream_;
-  CachingAllocator allocator_;  // declared after the stream: destroyed before it
+  CudaCachingAllocator allocator_;  // declared after the stream: destroyed before it
 };
 
 class CudaDeviceProvider final : public DeviceProvider {

@@ -3,8 +3,10 @@
 
 #include <cmath>
 #include <string>
+#include <type_traits>
 
 #include "ep/cpu/primitive/compute_type.h"
+#include "ep/cpu/primitive/vector_exp.h"
 #include "primitive/softmax_backward.h"
 
 namespace oflite {
@@ -21,6 +23,49 @@ std::string AlgorithmName() {
 // Row sums accumulate in double whatever the dtype: summing a long row one element at a time
 // in float drifts past float32's 1e-5 tolerance beyond ~64K columns.
 using RowSum = double;
+
+// exp(x - max) summed over a row in kLanes independent partial sums (which the compiler turns
+// into vector registers) per block of kBlock elements, each block's total added in double.
+// kStore writes the exponentials to e. Softmax takes VectorExp (2 ulp); log_softmax keeps
+// libm's exp, since its outputs near 0 show the sum's error undivided.
+template <bool kStore, bool kVectorExp, typename T, typename C>
+RowSum SumExp(const T* x, C max, size_t cols, C* e) {
+  constexpr size_t kLanes = 16, kBlock = 1024;
+  const auto exp = [](C v) {
+    if constexpr (kVectorExp) {
+      return VectorExp(v);
+    } else {
+      return static_cast<C>(std::exp(v));
+    }
+  };
+  RowSum sum = 0;
+  for (size_t begin = 0; begin < cols; begin += kBlock) {
+    const size_t end = begin + kBlock < cols ? begin + kBlock : cols;
+    using Lane = std::conditional_t<kVectorExp, C, RowSum>;
+    Lane lanes[kLanes] = {};
+    size_t c = begin;
+    for (; c + kLanes <= end; c += kLanes) {
+      for (size_t l = 0; l < kLanes; ++l) {
+        const C v = exp(static_cast<C>(x[c + l]) - max);
+        lanes[l] += v;
+        if constexpr (kStore) {
+          e[c + l] = v;
+        }
+      }
+    }
+    for (; c < end; ++c) {
+      const C v = exp(static_cast<C>(x[c]) - max);
+      lanes[0] += v;
+      if constexpr (kStore) {
+        e[c] = v;
+      }
+    }
+    for (size_t l = 0; l < kLanes; ++l) {
+      sum += lanes[l];
+    }
+  }
+  return sum;
+}
 
 // max that lets a NaN win, so a NaN anywhere in the row reaches every output (as in PyTorch).
 template <typename C>
@@ -51,14 +96,23 @@ struct Forward {
       for (size_t c = 0; c < cols; ++c) {
         max = NanPropagatingMax(static_cast<C>(x[c]), max);
       }
+      // Where y holds the compute type, the exponentials go there and are scaled in place.
+      constexpr bool kSoftmax = kAlgorithm == SoftmaxAlgorithm::kSoftmax;
+      constexpr bool kKeepExp = kSoftmax && std::is_same_v<T, C>;
       RowSum sum = 0;
-      for (size_t c = 0; c < cols; ++c) {
-        sum += std::exp(static_cast<C>(x[c]) - max);
+      if constexpr (kKeepExp) {
+        sum = SumExp<true, true>(x, max, cols, y);
+      } else {
+        sum = SumExp<false, kSoftmax>(x, max, cols, static_cast<C*>(nullptr));
       }
       if (kAlgorithm == SoftmaxAlgorithm::kSoftmax) {
         const C inv = static_cast<C>(1 / sum);
         for (size_t c = 0; c < cols; ++c) {
-          y[c] = static_cast<T>(std::exp(static_cast<C>(x[c]) - max) * inv);
+          if constexpr (kKeepExp) {
+            y[c] = y[c] * inv;
+          } else {
+            y[c] = static_cast<T>(VectorExp(static_cast<C>(x[c]) - max) * inv);
+          }
         }
       } else {
         const C log_sum = static_cast<C>(std::log(sum));
