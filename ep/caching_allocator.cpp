@@ -58,7 +58,15 @@ Maybe<void*> CachingAllocator::Allocate(size_t bytes) {
   } else {
     OFLITE_ASSIGN_OR_RETURN(ptr, MallocBlock(bytes, rounded));
   }
-  live_blocks_.emplace(ptr, rounded);
+  if (spare_nodes_.empty()) {
+    live_blocks_.emplace(ptr, rounded);
+  } else {  // reuse a map node: a cache hit costs no heap allocation
+    LiveBlocks::node_type node = std::move(spare_nodes_.back());
+    spare_nodes_.pop_back();
+    node.key() = ptr;
+    node.mapped() = rounded;
+    live_blocks_.insert(std::move(node));
+  }
   ++stats_.allocation_count;
   stats_.allocated_bytes += rounded;
   if (stats_.allocated_bytes > stats_.peak_allocated_bytes) {
@@ -108,7 +116,7 @@ void CachingAllocator::Deallocate(void* ptr, size_t /*bytes*/) {
     return;
   }
   const size_t rounded = live->second;
-  live_blocks_.erase(live);
+  spare_nodes_.push_back(live_blocks_.extract(live));
   stats_.allocated_bytes -= rounded;
   free_blocks_[rounded].push_back(ptr);
 }

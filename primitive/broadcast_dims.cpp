@@ -7,7 +7,7 @@ namespace oflite {
 namespace primitive {
 namespace {
 
-std::string ShapeText(const std::vector<int64_t>& dims) {
+std::string ShapeText(const DimVector& dims) {
   std::ostringstream os;
   os << "(";
   for (size_t i = 0; i < dims.size(); ++i) {
@@ -17,7 +17,7 @@ std::string ShapeText(const std::vector<int64_t>& dims) {
   return os.str();
 }
 
-int64_t Count(const std::vector<int64_t>& dims) {
+int64_t Count(const DimVector& dims) {
   int64_t n = 1;
   for (int64_t d : dims) {
     n *= d;
@@ -31,10 +31,10 @@ int64_t BroadcastDims::dst_count() const { return Count(dst); }
 bool BroadcastDims::src0_single() const { return Count(src0) == 1; }
 bool BroadcastDims::src1_single() const { return Count(src1) == 1; }
 
-Maybe<std::vector<int64_t>> BroadcastShape(const std::vector<int64_t>& a,
-                                           const std::vector<int64_t>& b) {
+Maybe<DimVector> BroadcastShape(const DimVector& a,
+                                           const DimVector& b) {
   const size_t rank = std::max(a.size(), b.size());
-  std::vector<int64_t> out(rank);
+  DimVector out(rank);
   for (size_t i = 0; i < rank; ++i) {  // i counts from the right
     const int64_t da = i < a.size() ? a[a.size() - 1 - i] : 1;
     const int64_t db = i < b.size() ? b[b.size() - 1 - i] : 1;
@@ -48,9 +48,9 @@ Maybe<std::vector<int64_t>> BroadcastShape(const std::vector<int64_t>& a,
 
 Maybe<BroadcastDims> SimplifyBroadcastDims(size_t num_src0_dims, const int64_t* src0_dims,
                                            size_t num_src1_dims, const int64_t* src1_dims) {
-  const std::vector<int64_t> a(src0_dims, src0_dims + num_src0_dims);
-  const std::vector<int64_t> b(src1_dims, src1_dims + num_src1_dims);
-  std::vector<int64_t> dst;
+  const DimVector a(src0_dims, src0_dims + num_src0_dims);
+  const DimVector b(src1_dims, src1_dims + num_src1_dims);
+  DimVector dst;
   OFLITE_ASSIGN_OR_RETURN(dst, BroadcastShape(a, b));
   BroadcastDims out;
   // Whether each operand broadcasts along the previous kept dim; a merge needs both to match.

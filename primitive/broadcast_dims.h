@@ -10,13 +10,14 @@
 #include <vector>
 
 #include "oneflow_lite/common/maybe.h"
+#include "oneflow_lite/common/shape.h"
 
 namespace oflite {
 namespace primitive {
 
 struct BroadcastDims {
   // Equal lengths (at least 1); src0[i] and src1[i] are dst[i] or 1.
-  std::vector<int64_t> dst, src0, src1;
+  DimVector dst, src0, src1;
 
   size_t rank() const { return dst.size(); }
   int64_t dst_count() const;
@@ -30,8 +31,8 @@ Maybe<BroadcastDims> SimplifyBroadcastDims(size_t num_src0_dims, const int64_t* 
                                            size_t num_src1_dims, const int64_t* src1_dims);
 
 // The broadcast shape of two shapes (unsimplified), or ValueError naming both.
-Maybe<std::vector<int64_t>> BroadcastShape(const std::vector<int64_t>& a,
-                                           const std::vector<int64_t>& b);
+Maybe<DimVector> BroadcastShape(const DimVector& a,
+                                           const DimVector& b);
 
 }  // namespace primitive
 }  // namespace oflite

@@ -8,7 +8,8 @@
 namespace oflite {
 namespace ep {
 
-void ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
+void ParallelForChunks(int64_t n, int64_t grain, void (*body)(const void*, int64_t, int64_t),
+                       const void* fn) {
   if (n <= 0) {
     return;
   }
@@ -18,7 +19,7 @@ void ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int
   const int64_t chunks =
       std::min(max_chunks, std::max<int64_t>(1, n / std::max<int64_t>(1, grain)));
   if (chunks == 1) {
-    fn(0, n);
+    body(fn, 0, n);
     return;
   }
   // Chunk c covers [Begin(c), Begin(c + 1)): sizes differ by at most one, without n * c overflow.
@@ -28,12 +29,12 @@ void ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int
   threads.reserve(static_cast<size_t>(chunks - 1));
   for (int64_t c = 1; c < chunks; ++c) {
     try {
-      threads.emplace_back(std::cref(fn), begin_of(c), begin_of(c + 1));
+      threads.emplace_back(body, fn, begin_of(c), begin_of(c + 1));
     } catch (const std::system_error&) {  // no thread to be had: do the chunk here instead
-      fn(begin_of(c), begin_of(c + 1));
+      body(fn, begin_of(c), begin_of(c + 1));
     }
   }
-  fn(0, begin_of(1));
+  body(fn, 0, begin_of(1));
   for (std::thread& thread : threads) {
     thread.join();
   }

@@ -12,10 +12,21 @@ namespace ep {
 // start than it saves, so small tensors stay on the calling thread.
 constexpr int64_t kElementwiseGrain = 32768;
 
+// Calls body(fn, begin, end) over chunks of [0, n): what ParallelFor below does, without
+// wrapping fn in a std::function (which allocates for most lambdas).
+void ParallelForChunks(int64_t n, int64_t grain, void (*body)(const void*, int64_t, int64_t),
+                       const void* fn);
+
 // Calls fn(begin, end) over [0, n) split into at most std::thread::hardware_concurrency()
 // contiguous chunks of at least `grain` elements each (one chunk runs inline on the caller);
 // returns when every chunk is done. fn must not throw. Nothing runs when n <= 0.
-void ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
+template <typename F>
+void ParallelFor(int64_t n, int64_t grain, const F& fn) {
+  ParallelForChunks(
+      n, grain,
+      [](const void* f, int64_t begin, int64_t end) { (*static_cast<const F*>(f))(begin, end); },
+      &fn);
+}
 
 }  // namespace ep
 }  // namespace oflite

@@ -23,6 +23,18 @@ void DimVector::assign_fill(size_t size, int64_t value) {
   }
 }
 
+void DimVector::push_back(int64_t value) {
+  if (size_ < kInline) {
+    inline_[size_++] = value;
+    return;
+  }
+  if (size_ == kInline) {  // the first entry past the inline ones: move them to the heap
+    spill_.assign(inline_, inline_ + kInline);
+  }
+  spill_.push_back(value);
+  ++size_;
+}
+
 std::ostream& operator<<(std::ostream& os, const DimVector& dims) {
   os << "[";
   for (size_t i = 0; i < dims.size(); ++i) {

@@ -44,6 +44,8 @@ class DimVector {
   int64_t operator[](size_t i) const { return data()[i]; }
   int64_t& operator[](size_t i) { return data()[i]; }
   int64_t back() const { return data()[size_ - 1]; }
+  int64_t& back() { return data()[size_ - 1]; }
+  void push_back(int64_t value);
   operator std::vector<int64_t>() const { return {begin(), end()}; }  // NOLINT
 
   bool operator==(const DimVector& other) const {

@@ -48,7 +48,7 @@ void PlanIndex(const primitive::BroadcastDims& dims, BinaryPlan* plan) {
   }
   plan->path = plan->count < (int64_t{1} << 31) ? BinaryPath::kIndex32 : BinaryPath::kIndex64;
   plan->first = kMaxDims - rank;
-  const std::vector<int64_t>* src[2] = {&dims.src0, &dims.src1};
+  const DimVector* src[2] = {&dims.src0, &dims.src1};
   for (int k = 0; k < 2; ++k) {
     int64_t stride = 1;
     for (int d = rank - 1; d >= 0; --d) {
@@ -94,7 +94,7 @@ BinaryPlan PlanBinary(const primitive::BroadcastDims& dims, int pack, size_t src
              dst_aligned) {
     // Each operand is (rows, cols), (rows, 1) or (1, cols): packs along cols need cols % pack
     // == 0 (every row starts aligned) and the pointers of the operands read in packs aligned.
-    const std::vector<int64_t>* src[2] = {&dims.src0, &dims.src1};
+    const DimVector* src[2] = {&dims.src0, &dims.src1};
     const bool aligned[2] = {src0_aligned, src1_aligned};
     bool ok = true;
     for (int k = 0; k < 2; ++k) {
