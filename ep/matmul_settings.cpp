@@ -13,7 +13,9 @@ std::atomic<bool> allow_tf32{false};
 std::mutex impl_mutex;
 // Every name ever set, never freed (a handful): readers take the current one with one atomic
 // load and no lock, and may keep the reference.
-std::atomic<const std::string*> impl{new std::string("cublas")};
+// Null until the first SetMatmulImpl: the default is "cublas". (A string made here and then
+// replaced would be unreachable: a leak to LeakSanitizer.)
+std::atomic<const std::string*> impl{nullptr};
 }  // namespace
 
 void SetAllowTf32(bool allow) { allow_tf32.store(allow); }
@@ -25,7 +27,11 @@ void SetMatmulImpl(const std::string& name) {
   impl.store(&*names->insert(name).first, std::memory_order_release);
 }
 
-const std::string& MatmulImpl() { return *impl.load(std::memory_order_acquire); }
+const std::string& MatmulImpl() {
+  static const std::string* const kDefault = new std::string("cublas");  // reachable: no leak
+  const std::string* current = impl.load(std::memory_order_acquire);
+  return current != nullptr ? *current : *kDefault;
+}
 
 }  // namespace ep
 }  // namespace oflite
