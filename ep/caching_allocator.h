@@ -64,7 +64,7 @@ class CachingAllocator : public Allocator {
   mutable std::mutex mutex_;
   std::unordered_map<size_t, std::vector<void*>> free_blocks_;  // class size -> free blocks
   using LiveBlocks = std::unordered_map<void*, size_t>;
-  LiveBlocks live_blocks_;                         // handed out -> class size
+  LiveBlocks live_blocks_;                          // handed out -> class size
   std::vector<LiveBlocks::node_type> spare_nodes_;  // nodes of freed blocks, for the next ones
   AllocatorStats stats_;
 };

@@ -80,10 +80,9 @@ class MatmulKernel final : public ScaledGemmKernel {
  public:
   Maybe<void> Compute(KernelComputeContext* ctx) const override {
     const auto [m, n, k] = Dims(ctx);
-    OFLITE_JUST(primitive_->Launch(ctx->stream(), 1, m, n, k, alpha_,
-                                   ctx->Input(ops::kMatmulA).data(), 0,
-                                   ctx->Input(ops::kMatmulB).data(), 0, 0.0,
-                                   ctx->Output(ops::kMatmulOut).mut_data(), 0));
+    OFLITE_JUST(primitive_->Launch(
+        ctx->stream(), 1, m, n, k, alpha_, ctx->Input(ops::kMatmulA).data(), 0,
+        ctx->Input(ops::kMatmulB).data(), 0, 0.0, ctx->Output(ops::kMatmulOut).mut_data(), 0));
     ctx->NotePrimitive(*primitive_);
     return Ok();
   }
@@ -118,10 +117,9 @@ class BatchMatmulKernel final : public ScaledGemmKernel {
       for (int64_t i = 0; i < batch; ++i) {
         const int64_t ia = OperandBatchIndex(i, so, a.shape());
         const int64_t ib = OperandBatchIndex(i, so, b.shape());
-        OFLITE_JUST(primitive_->Launch(ctx->stream(), 1, m, n, k, alpha_,
-                                       a_bytes + ia * size_a * esize, 0,
-                                       b_bytes + ib * size_b * esize, 0, 0.0,
-                                       c_bytes + i * size_c * esize, 0));
+        OFLITE_JUST(primitive_->Launch(
+            ctx->stream(), 1, m, n, k, alpha_, a_bytes + ia * size_a * esize, 0,
+            b_bytes + ib * size_b * esize, 0, 0.0, c_bytes + i * size_c * esize, 0));
       }
     }
     ctx->NotePrimitive(*primitive_);
@@ -159,10 +157,10 @@ class FusedMatmulBiasActKernel final : public GemmKernelBase {
 
   Maybe<void> Compute(KernelComputeContext* ctx) const override {
     const auto [m, n, k] = Dims(ctx);
-    OFLITE_JUST(primitive_->LaunchBiasAct(
-        ctx->stream(), m, n, k, ctx->Input(ops::kMatmulA).data(), ctx->Input(ops::kMatmulB).data(),
-        ctx->Input(ops::kFusedMatmulBias).data(), activation_, leaky_alpha_,
-        ctx->Output(ops::kMatmulOut).mut_data()));
+    OFLITE_JUST(primitive_->LaunchBiasAct(ctx->stream(), m, n, k, ctx->Input(ops::kMatmulA).data(),
+                                          ctx->Input(ops::kMatmulB).data(),
+                                          ctx->Input(ops::kFusedMatmulBias).data(), activation_,
+                                          leaky_alpha_, ctx->Output(ops::kMatmulOut).mut_data()));
     ctx->NotePrimitive(*primitive_);
     return Ok();
   }

@@ -162,8 +162,8 @@ Maybe<double> LeakyReluAlpha(const AttrMap& attrs) {
 
 InvalidCase WithAttr(const OpCase& valid, const std::string& name, const AttrValue& value,
                      ErrorKind expected) {
-  InvalidCase c{"attribute " + name + " = " + AttrValueToString(value), valid.inputs,
-                valid.attrs, expected};
+  InvalidCase c{"attribute " + name + " = " + AttrValueToString(value), valid.inputs, valid.attrs,
+                expected};
   c.attrs.Set(name, value);
   return c;
 }

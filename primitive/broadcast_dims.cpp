@@ -31,8 +31,7 @@ int64_t BroadcastDims::dst_count() const { return Count(dst); }
 bool BroadcastDims::src0_single() const { return Count(src0) == 1; }
 bool BroadcastDims::src1_single() const { return Count(src1) == 1; }
 
-Maybe<DimVector> BroadcastShape(const DimVector& a,
-                                           const DimVector& b) {
+Maybe<DimVector> BroadcastShape(const DimVector& a, const DimVector& b) {
   const size_t rank = std::max(a.size(), b.size());
   DimVector out(rank);
   for (size_t i = 0; i < rank; ++i) {  // i counts from the right

@@ -31,8 +31,7 @@ Maybe<BroadcastDims> SimplifyBroadcastDims(size_t num_src0_dims, const int64_t* 
                                            size_t num_src1_dims, const int64_t* src1_dims);
 
 // The broadcast shape of two shapes (unsimplified), or ValueError naming both.
-Maybe<DimVector> BroadcastShape(const DimVector& a,
-                                           const DimVector& b);
+Maybe<DimVector> BroadcastShape(const DimVector& a, const DimVector& b);
 
 }  // namespace primitive
 }  // namespace oflite

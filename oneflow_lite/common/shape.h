@@ -25,7 +25,9 @@ class DimVector {
   DimVector() {}  // user-provided: entries past size_ stay uninitialized, const objects allowed
   explicit DimVector(size_t size, int64_t value = 0) { assign_fill(size, value); }
   DimVector(std::initializer_list<int64_t> dims) { assign(dims.begin(), dims.end()); }
-  DimVector(const std::vector<int64_t>& dims) { assign(dims.data(), dims.data() + dims.size()); }  // NOLINT
+  DimVector(const std::vector<int64_t>& dims) {
+    assign(dims.data(), dims.data() + dims.size());
+  }  // NOLINT
   DimVector(const int64_t* begin, const int64_t* end) { assign(begin, end); }
   DimVector(const DimVector& other) { assign(other.begin(), other.end()); }
   DimVector& operator=(const DimVector& other) {
@@ -59,7 +61,7 @@ class DimVector {
   void assign_fill(size_t size, int64_t value);
 
   size_t size_ = 0;
-  int64_t inline_[kInline];  // entries past size_ are never read
+  int64_t inline_[kInline];     // entries past size_ are never read
   std::vector<int64_t> spill_;  // used only above kInline entries
 };
 

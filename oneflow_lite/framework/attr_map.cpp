@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstring>
-#include <functional>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
+#include <functional>
 #include <limits>
 #include <sstream>
 
@@ -56,8 +56,8 @@ AttrValue::AttrValue(const proto::AttrValue& proto) {
       value_ = proto.at_string();
       break;
     case proto::AttrValue::kAtShape:
-      value_ = Shape(std::vector<int64_t>(proto.at_shape().dim().begin(),
-                                          proto.at_shape().dim().end()));
+      value_ =
+          Shape(std::vector<int64_t>(proto.at_shape().dim().begin(), proto.at_shape().dim().end()));
       break;
     case proto::AttrValue::kAtDataType:  // kept as read; AttrMap::Get checks it
       value_ = static_cast<DataType>(proto.at_data_type());
@@ -133,8 +133,7 @@ bool AttrValue::operator==(const AttrValue& other) const {
         if constexpr (std::is_floating_point_v<T>) {
           return SameBits(x, y);
         } else if constexpr (std::is_same_v<T, std::vector<float>>) {
-          return x.size() == y.size() &&
-                 std::equal(x.begin(), x.end(), y.begin(), SameBits<float>);
+          return x.size() == y.size() && std::equal(x.begin(), x.end(), y.begin(), SameBits<float>);
         } else if constexpr (std::is_same_v<T, std::monostate>) {
           return true;
         } else {

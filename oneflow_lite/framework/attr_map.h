@@ -18,7 +18,7 @@
 namespace oflite {
 
 enum class AttrType {  // in the order of AttrValue's alternatives
-  kNone,                // no value
+  kNone,               // no value
   kBool,
   kInt64,
   kFloat,
@@ -31,7 +31,7 @@ enum class AttrType {  // in the order of AttrValue's alternatives
 };
 
 class AttrValue;
-const char* AttrTypeName(AttrType type);          // "bool", "int64", "list_int64", ...
+const char* AttrTypeName(AttrType type);                // "bool", "int64", "list_int64", ...
 std::string AttrValueToString(const AttrValue& value);  // "3", "[2, 0, 1]", "float32"
 // Parses text as a value of `type`: "3", "0.5", "true", "float16", "2,0,1" (lists), "2x3"
 // (shapes, also "2,3"). ValueError naming the text and the type when it does not parse.
@@ -40,9 +40,9 @@ Maybe<AttrValue> ParseAttrValue(AttrType type, const std::string& text);
 // Per C++ type: its AttrType.
 template <typename T>
 struct AttrTraits;
-#define OFLITE_ATTR_TRAITS(cpp_type, attr_type)        \
-  template <>                                          \
-  struct AttrTraits<cpp_type> {                        \
+#define OFLITE_ATTR_TRAITS(cpp_type, attr_type)            \
+  template <>                                              \
+  struct AttrTraits<cpp_type> {                            \
     static constexpr AttrType kType = AttrType::attr_type; \
   };
 OFLITE_ATTR_TRAITS(bool, kBool)
@@ -68,13 +68,13 @@ class AttrValue {
   AttrValue(bool x) : value_(x) {}  // NOLINT
   template <typename I,
             typename = std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>>>
-  AttrValue(I x) : value_(static_cast<int64_t>(x)) {}  // NOLINT: every integer is an int64 attr
-  AttrValue(float x) : value_(x) {}                          // NOLINT
-  AttrValue(double x) : value_(x) {}                         // NOLINT
-  AttrValue(const char* x) : value_(std::string(x)) {}       // NOLINT
-  AttrValue(std::string x) : value_(std::move(x)) {}         // NOLINT
-  AttrValue(const Shape& x) : value_(x) {}                   // NOLINT
-  AttrValue(DataType x) : value_(x) {}                       // NOLINT
+  AttrValue(I x) : value_(static_cast<int64_t>(x)) {}   // NOLINT: every integer is an int64 attr
+  AttrValue(float x) : value_(x) {}                     // NOLINT
+  AttrValue(double x) : value_(x) {}                    // NOLINT
+  AttrValue(const char* x) : value_(std::string(x)) {}  // NOLINT
+  AttrValue(std::string x) : value_(std::move(x)) {}    // NOLINT
+  AttrValue(const Shape& x) : value_(x) {}              // NOLINT
+  AttrValue(DataType x) : value_(x) {}                  // NOLINT
   AttrValue(std::vector<int64_t> x) : value_(std::move(x)) {}  // NOLINT
   AttrValue(std::vector<float> x) : value_(std::move(x)) {}    // NOLINT
   // From and to the serialized form (op definitions, `oflite ops --json`, OpConf).

@@ -174,8 +174,7 @@ Maybe<std::shared_ptr<const CallEntry>> BuildCompositeEntry(const Composite& com
 template <typename Callee, typename Build>
 Maybe<std::shared_ptr<const CallEntry>> LookUp(const Callee* callee, TensorArgs inputs,
                                                const AttrMap& attrs, Build build) {
-  const CallSignature signature{callee, inputs[0].device(), inputs.begin(), inputs.size(),
-                                &attrs};
+  const CallSignature signature{callee, inputs[0].device(), inputs.begin(), inputs.size(), &attrs};
   const size_t hash = signature.Hash();
   CallCache& cache = CallCache::ThisThread();
   std::shared_ptr<const CallEntry> entry = cache.Find(signature, hash);
@@ -212,8 +211,7 @@ Maybe<void> DispatchInto(const std::string& op_type, TensorArgs inputs, const At
   const OpSchema* schema = nullptr;
   OFLITE_ASSIGN_OR_RETURN(schema, OpRegistry::Global().Find(op_type));
   OFLITE_CHECK_OR_RETURN(inputs.size() == schema->inputs().size(), ValueError)
-      << op_type << ": expected " << schema->inputs().size() << " input(s), got "
-      << inputs.size();
+      << op_type << ": expected " << schema->inputs().size() << " input(s), got " << inputs.size();
   OFLITE_CHECK_OR_RETURN(num_outputs == schema->outputs().size(), ValueError)
       << op_type << ": has " << schema->outputs().size() << " outputs; use Dispatch, not "
       << "DispatchOne";

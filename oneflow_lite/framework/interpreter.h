@@ -52,8 +52,7 @@ class TensorArgs {
 Maybe<std::vector<Tensor>> Dispatch(const std::string& op_type, TensorArgs inputs,
                                     const AttrMap& attrs = {});
 // For ops with exactly one output.
-Maybe<Tensor> DispatchOne(const std::string& op_type, TensorArgs inputs,
-                          const AttrMap& attrs = {});
+Maybe<Tensor> DispatchOne(const std::string& op_type, TensorArgs inputs, const AttrMap& attrs = {});
 
 // A fixed sequence of ops run as one call, e.g. transpose, softmax, transpose: the steps are
 // worked out once per signature like one op's, and each call then pays one cache lookup for

@@ -136,12 +136,12 @@ class KernelRegistry {
 
 }  // namespace oflite
 
-#define OFLITE_REGISTER_KERNEL(op_type, KernelClass)                                        \
-  static const bool OFLITE_CONCAT(oflite_kernel_registered_, __LINE__) = [] {               \
-    ::oflite::KernelRegistry::Global().Register(                                            \
-        {op_type, #KernelClass, &KernelClass::IsMatched,                                    \
-         [] { return std::unique_ptr<::oflite::OpKernel>(new KernelClass()); }});           \
-    return true;                                                                            \
+#define OFLITE_REGISTER_KERNEL(op_type, KernelClass)                              \
+  static const bool OFLITE_CONCAT(oflite_kernel_registered_, __LINE__) = [] {     \
+    ::oflite::KernelRegistry::Global().Register(                                  \
+        {op_type, #KernelClass, &KernelClass::IsMatched,                          \
+         [] { return std::unique_ptr<::oflite::OpKernel>(new KernelClass()); }}); \
+    return true;                                                                  \
   }()
 
 #endif  // ONEFLOW_LITE_FRAMEWORK_OP_KERNEL_H_

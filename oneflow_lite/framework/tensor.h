@@ -17,7 +17,7 @@ namespace oflite {
 namespace ep {
 class Allocator;
 class Device;
-}
+}  // namespace ep
 
 // Memory of one allocation on one device, freed through its allocator when the last tensor
 // lets go. A null allocator means the memory belongs to the caller (see Tensor::FromStorage).
