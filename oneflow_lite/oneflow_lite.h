@@ -20,6 +20,7 @@
 #include "oneflow_lite/ep/device.h"
 #include "oneflow_lite/ep/event.h"
 #include "oneflow_lite/ep/matmul_settings.h"
+#include "oneflow_lite/ep/num_threads.h"
 #include "oneflow_lite/ep/stream.h"
 #include "oneflow_lite/framework/attr_map.h"
 #include "oneflow_lite/framework/interpreter.h"

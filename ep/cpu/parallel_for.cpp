@@ -1,43 +1,89 @@
 #include "ep/cpu/parallel_for.h"
 
 #include <algorithm>
-#include <system_error>
-#include <thread>
-#include <vector>
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+
+#include "oneflow_lite/ep/num_threads.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 namespace oflite {
+namespace {
+
+int DefaultNumThreads() {
+  if (const char* text = std::getenv("OFLITE_NUM_THREADS")) {
+    char* end = nullptr;
+    errno = 0;
+    const long n = std::strtol(text, &end, 10);
+    if (errno == 0 && end != text && *end == '\0' && n >= 1 && n <= (1 << 16)) {
+      return static_cast<int>(n);
+    }
+    LOG(WARNING) << "OFLITE_NUM_THREADS=\"" << text
+                 << "\" is not a positive integer; using OpenMP's default";
+  }
+#ifdef _OPENMP
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+
+// Read from the environment once, on first use.
+std::atomic<int>& NumThreadsCell() {
+  static std::atomic<int> threads{DefaultNumThreads()};
+  return threads;
+}
+
+}  // namespace
+
+Maybe<void> SetNumThreads(int64_t n) {
+  OFLITE_CHECK_OR_RETURN(n >= 1 && n <= (1 << 16), ValueError)
+      << "SetNumThreads: n must be in 1..65536, got " << n;
+  NumThreadsCell().store(static_cast<int>(n), std::memory_order_relaxed);
+  return Ok();
+}
+
+int GetNumThreads() { return NumThreadsCell().load(std::memory_order_relaxed); }
+
 namespace ep {
+
+void UseNumThreadsOnThisThread() {
+#ifdef _OPENMP
+  thread_local int applied = 0;
+  const int n = GetNumThreads();
+  if (applied != n) {
+    omp_set_num_threads(n);
+    applied = n;
+  }
+#endif
+}
 
 void ParallelForChunks(int64_t n, int64_t grain, void (*body)(const void*, int64_t, int64_t),
                        const void* fn) {
   if (n <= 0) {
     return;
   }
-  // Read once: glibc's hardware_concurrency() reads /sys on every call. It may report 0 when
-  // unknown: run on one thread then.
-  static const int64_t max_chunks = std::max<int64_t>(1, std::thread::hardware_concurrency());
   const int64_t chunks =
-      std::min(max_chunks, std::max<int64_t>(1, n / std::max<int64_t>(1, grain)));
-  if (chunks == 1) {
-    body(fn, 0, n);
+      std::min<int64_t>(GetNumThreads(), std::max<int64_t>(1, n / std::max<int64_t>(1, grain)));
+#ifdef _OPENMP
+  if (chunks > 1 && !omp_in_parallel()) {
+#pragma omp parallel num_threads(static_cast<int>(chunks))
+    {
+      // The runtime may grant fewer threads than asked: split by the count it gave. Chunk c
+      // covers [begin(c), begin(c + 1)); sizes differ by at most one, without n * c overflow.
+      const int64_t count = omp_get_num_threads(), c = omp_get_thread_num();
+      const int64_t base = n / count, extra = n % count;
+      const auto begin = [&](int64_t i) { return i * base + std::min(i, extra); };
+      body(fn, begin(c), begin(c + 1));
+    }
     return;
   }
-  // Chunk c covers [Begin(c), Begin(c + 1)): sizes differ by at most one, without n * c overflow.
-  const int64_t base = n / chunks, extra = n % chunks;
-  const auto begin_of = [&](int64_t c) { return c * base + std::min(c, extra); };
-  std::vector<std::thread> threads;
-  threads.reserve(static_cast<size_t>(chunks - 1));
-  for (int64_t c = 1; c < chunks; ++c) {
-    try {
-      threads.emplace_back(body, fn, begin_of(c), begin_of(c + 1));
-    } catch (const std::system_error&) {  // no thread to be had: do the chunk here instead
-      body(fn, begin_of(c), begin_of(c + 1));
-    }
-  }
-  body(fn, 0, begin_of(1));
-  for (std::thread& thread : threads) {
-    thread.join();
-  }
+#endif
+  body(fn, 0, n);
 }
 
 }  // namespace ep

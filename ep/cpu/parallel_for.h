@@ -1,15 +1,14 @@
-// ParallelFor: split a range of independent elements over std::threads for CPU primitives.
+// ParallelFor: split a range of independent elements over the CPU provider's thread pool.
 #ifndef ONEFLOW_LITE_EP_CPU_PARALLEL_FOR_H_
 #define ONEFLOW_LITE_EP_CPU_PARALLEL_FOR_H_
 
 #include <cstdint>
-#include <functional>
 
 namespace oflite {
 namespace ep {
 
-// The grain elementwise primitives use: below about this many elements a thread costs more to
-// start than it saves, so small tensors stay on the calling thread.
+// The grain elementwise primitives use: below about this many elements waking a thread costs
+// more than it saves, so small tensors stay on the calling thread.
 constexpr int64_t kElementwiseGrain = 32768;
 
 // Calls body(fn, begin, end) over chunks of [0, n): what ParallelFor below does, without
@@ -17,9 +16,10 @@ constexpr int64_t kElementwiseGrain = 32768;
 void ParallelForChunks(int64_t n, int64_t grain, void (*body)(const void*, int64_t, int64_t),
                        const void* fn);
 
-// Calls fn(begin, end) over [0, n) split into at most std::thread::hardware_concurrency()
-// contiguous chunks of at least `grain` elements each (one chunk runs inline on the caller);
-// returns when every chunk is done. fn must not throw. Nothing runs when n <= 0.
+// Calls fn(begin, end) over [0, n) split into at most GetNumThreads() contiguous chunks of at
+// least `grain` elements each, on the OpenMP pool (one chunk runs on the caller); returns when
+// every chunk is done. fn must not throw. Nothing runs when n <= 0; inside a parallel region of
+// the caller's own, everything runs on the calling thread.
 template <typename F>
 void ParallelFor(int64_t n, int64_t grain, const F& fn) {
   ParallelForChunks(
@@ -27,6 +27,10 @@ void ParallelFor(int64_t n, int64_t grain, const F& fn) {
       [](const void* f, int64_t begin, int64_t end) { (*static_cast<const F*>(f))(begin, end); },
       &fn);
 }
+
+// Before calling a library that sizes its own parallel regions from this thread's OpenMP setting
+// (OpenBLAS, oneDNN): makes that setting GetNumThreads(). Free when it already is.
+void UseNumThreadsOnThisThread();
 
 }  // namespace ep
 }  // namespace oflite

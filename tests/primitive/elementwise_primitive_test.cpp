@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "ep/cpu/parallel_for.h"
+#include "oneflow_lite/ep/num_threads.h"
 #include "ops/elementwise_reference.h"
 #include "ops/softmax_reference.h"
 #include "primitive/broadcast_dims.h"
@@ -245,7 +246,7 @@ std::string ShapeText(const Dims& dims) { return Shape(dims).ToString(); }
 // ---- ParallelFor ----------------------------------------------------------------------------
 
 TEST(ParallelFor, CoversEveryIndexOnceInChunksOfAtLeastTheGrain) {
-  const int64_t max_chunks = std::max<int64_t>(1, std::thread::hardware_concurrency());
+  const int64_t max_chunks = GetNumThreads();
   for (int64_t n : {int64_t{1}, int64_t{5}, int64_t{32767}, int64_t{32768}, int64_t{100000},
                     int64_t{(1 << 20) + 7}}) {
     std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
@@ -288,8 +289,8 @@ TEST(ParallelFor, SmallRangesRunInlineAndEmptyRangesNotAtAll) {
 }
 
 TEST(ParallelFor, UsesOtherThreadsForLargeRanges) {
-  if (std::thread::hardware_concurrency() < 2) {
-    GTEST_SKIP() << "one hardware thread";
+  if (GetNumThreads() < 2) {
+    GTEST_SKIP() << "the CPU pool has one thread";
   }
   std::mutex mutex;
   std::vector<std::thread::id> ids;

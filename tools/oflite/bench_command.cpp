@@ -37,6 +37,7 @@
 #include "oneflow_lite/ep/device.h"
 #include "oneflow_lite/ep/event.h"
 #include "oneflow_lite/ep/matmul_settings.h"
+#include "oneflow_lite/ep/num_threads.h"
 #include "oneflow_lite/ep/softmax_impl.h"
 #include "oneflow_lite/framework/interpreter.h"
 #include "primitive/fill.h"
@@ -352,7 +353,11 @@ std::string ToJson(const BenchResult& r) {
   if (r.flops > 0) {
     out << ", \"tflops\": " << r.tflops();
   }
-  out << ", \"impl\": \"" << r.impl << "\"}";
+  out << ", \"impl\": \"" << r.impl << "\"";
+  if (r.device.type() == DeviceType::kCPU) {
+    out << ", \"threads\": " << GetNumThreads();
+  }
+  out << "}";
   return out.str();
 }
 

@@ -18,6 +18,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "ep/cpu/parallel_for.h"
 #include "ep/cpu/primitive/compute_type.h"
 #include "primitive/elementwise_functors.h"
 
@@ -28,6 +29,7 @@ namespace {
 // One GEMM in the compute type C (float or double): c = alpha * op(a) @ op(b) + beta * c.
 void Gemm(bool transpose_a, bool transpose_b, int m, int n, int k, float alpha, const float* a,
           const float* b, float beta, float* c) {
+  UseNumThreadsOnThisThread();
   cblas_sgemm(CblasRowMajor, transpose_a ? CblasTrans : CblasNoTrans,
               transpose_b ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, transpose_a ? m : k, b,
               transpose_b ? k : n, beta, c, n);
@@ -35,6 +37,7 @@ void Gemm(bool transpose_a, bool transpose_b, int m, int n, int k, float alpha, 
 
 void Gemm(bool transpose_a, bool transpose_b, int m, int n, int k, double alpha, const double* a,
           const double* b, double beta, double* c) {
+  UseNumThreadsOnThisThread();
   cblas_dgemm(CblasRowMajor, transpose_a ? CblasTrans : CblasNoTrans,
               transpose_b ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, transpose_a ? m : k, b,
               transpose_b ? k : n, beta, c, n);

@@ -1,11 +1,16 @@
-// CPU Softmax / LogSoftmax and their backward passes, one template per direction.
+// CPU Softmax / LogSoftmax and their backward passes: rows split over the pool, each row in
+// vectorizable loops compiled per ISA level, sums in the compute type with compensation.
 #include "primitive/softmax.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <type_traits>
 
+#include "ep/cpu/parallel_for.h"
 #include "ep/cpu/primitive/compute_type.h"
+#include "ep/cpu/primitive/isa_clones.h"
+#include "ep/cpu/primitive/pack.h"
 #include "ep/cpu/primitive/vector_exp.h"
 #include "primitive/softmax_backward.h"
 
@@ -20,57 +25,144 @@ std::string AlgorithmName() {
   return kAlgorithm == SoftmaxAlgorithm::kSoftmax ? "softmax" : "log_softmax";
 }
 
-// Row sums accumulate in double whatever the dtype: summing a long row one element at a time
-// in float drifts past float32's 1e-5 tolerance beyond ~64K columns.
-using RowSum = double;
+// Rows are split over the pool in chunks of at least this many elements.
+constexpr int64_t kSoftmaxGrain = 16384;
 
-// exp(x - max) summed over a row in kLanes independent partial sums (which the compiler turns
-// into vector registers) per block of kBlock elements, each block's total added in double.
-// kStore writes the exponentials to e. Softmax takes VectorExp (2 ulp); log_softmax keeps
-// libm's exp, since its outputs near 0 show the sum's error undivided.
-template <bool kStore, bool kVectorExp, typename T, typename C>
-RowSum SumExp(const T* x, C max, size_t cols, C* e) {
-  constexpr size_t kLanes = 16, kBlock = 1024;
-  const auto exp = [](C v) {
-    if constexpr (kVectorExp) {
-      return VectorExp(v);
-    } else {
-      return static_cast<C>(std::exp(v));
-    }
-  };
-  RowSum sum = 0;
+// A running sum in the compute type with each addition's rounding error kept (Knuth's TwoSum,
+// exact whichever operand is larger), for C a scalar or a Pack: the total is sum + error, to
+// about twice the compute type's precision.
+template <typename C>
+struct CompensatedSum {
+  C sum{}, error{};
+  OFLITE_ISA_INLINE void Add(C v) {
+    const C next = sum + v;
+    const C v_part = next - sum;
+    error += (sum - (next - v_part)) + (v - v_part);
+    sum = next;
+  }
+};
+
+// The sum of fn(c, count) (a pack of terms for columns [c, c + count), lanes past count 0)
+// over a row: lanes add up per block of kBlock columns, lane totals join with compensation.
+// kCompensateLanes compensates within the lanes too, for log_softmax: with float32 sums of
+// 1 + small terms, the log of the rounded sum loses the outputs near 0.
+template <bool kCompensateLanes, typename C, typename F>
+OFLITE_ISA_INLINE CompensatedSum<C> SumRow(size_t cols, const F& fn) {
+  constexpr size_t kBlock = 1024;
+  CompensatedSum<C> total;
   for (size_t begin = 0; begin < cols; begin += kBlock) {
-    const size_t end = begin + kBlock < cols ? begin + kBlock : cols;
-    using Lane = std::conditional_t<kVectorExp, C, RowSum>;
-    Lane lanes[kLanes] = {};
-    size_t c = begin;
-    for (; c + kLanes <= end; c += kLanes) {
-      for (size_t l = 0; l < kLanes; ++l) {
-        const C v = exp(static_cast<C>(x[c + l]) - max);
-        lanes[l] += v;
-        if constexpr (kStore) {
-          e[c + l] = v;
-        }
+    CompensatedSum<Pack<C>> block;
+    ForEachPack<C>(std::min(kBlock, cols - begin), [&](size_t c, size_t count) {
+      if constexpr (kCompensateLanes) {
+        block.Add(fn(begin + c, count));
+      } else {
+        block.sum += fn(begin + c, count);
       }
-    }
-    for (; c < end; ++c) {
-      const C v = exp(static_cast<C>(x[c]) - max);
-      lanes[0] += v;
-      if constexpr (kStore) {
-        e[c] = v;
-      }
-    }
-    for (size_t l = 0; l < kLanes; ++l) {
-      sum += lanes[l];
+    });
+    for (size_t l = 0; l < kPackLanes<C>; ++l) {
+      total.Add(block.sum[l]);
+      total.Add(block.error[l]);
     }
   }
-  return sum;
+  return total;
 }
 
-// max that lets a NaN win, so a NaN anywhere in the row reaches every output (as in PyTorch).
+// The row's max. NaNs are skipped here (comparisons with NaN are false); they reach every
+// output through the sum of exponentials.
+template <typename T>
+OFLITE_ISA_INLINE ComputeType<T> RowMax(const T* x, size_t cols) {
+  using C = ComputeType<T>;
+  const C lowest = -INFINITY;
+  Pack<C> lanes = Pack<C>{} + lowest;
+  ForEachPack<C>(cols, [&](size_t c, size_t count) {
+    const Pack<C> v = LoadPack<C>(x + c, count, lowest);
+    lanes = v > lanes ? v : lanes;
+  });
+  C max = lowest;
+  for (size_t l = 0; l < kPackLanes<C>; ++l) {
+    max = lanes[l] > max ? lanes[l] : max;
+  }
+  return max;
+}
+
+// Zeroes the lanes of v past count.
 template <typename C>
-C NanPropagatingMax(C a, C b) {
-  return (std::isnan(a) || a > b) ? a : b;
+OFLITE_ISA_INLINE Pack<C> KeepLanes(Pack<C> v, size_t count) {
+  for (size_t l = count; l < kPackLanes<C>; ++l) {
+    v[l] = 0;
+  }
+  return v;
+}
+
+// One row forward: max, exp(x - max) summed (kept in y where y holds the compute type), then
+// y = e / sum for softmax or y = x - max - log(sum) for log_softmax.
+template <SoftmaxAlgorithm kAlgorithm, typename T>
+OFLITE_ISA_INLINE void ForwardRow(const T* x, T* y, size_t cols) {
+  using C = ComputeType<T>;
+  const C max = RowMax(x, cols);
+  constexpr bool kSoftmax = kAlgorithm == SoftmaxAlgorithm::kSoftmax;
+  constexpr bool kKeepExp = kSoftmax && std::is_same_v<T, C>;
+  const auto exp_of = [&](size_t c, size_t count) {
+    return VectorExp(LoadPack<C>(x + c, count, C(0)) - max);
+  };
+  const CompensatedSum<C> sum = SumRow<!kSoftmax, C>(cols, [&](size_t c, size_t count) {
+    const Pack<C> e = exp_of(c, count);
+    if constexpr (kKeepExp) {
+      StorePack<C>(y + c, e, count);
+    }
+    return KeepLanes<C>(e, count);
+  });
+  // (x - max) - log(sum), not x - (max + log(sum)): outputs near 0 keep their relative precision.
+  const C inv = 1 / sum.sum;
+  const C log_sum = static_cast<C>(std::log(static_cast<double>(sum.sum) + sum.error));
+  ForEachPack<C>(cols, [&](size_t c, size_t count) {
+    if constexpr (kKeepExp) {
+      StorePack<C>(y + c, LoadPack<C>(y + c, count, C(0)) * inv, count);
+    } else if constexpr (kSoftmax) {
+      StorePack<C>(y + c, exp_of(c, count) * inv, count);
+    } else {
+      StorePack<C>(y + c, (LoadPack<C>(x + c, count, C(0)) - max) - log_sum, count);
+    }
+  });
+}
+
+// One row backward: softmax needs sum(dy * y), log_softmax sum(dy).
+template <SoftmaxAlgorithm kAlgorithm, typename T>
+OFLITE_ISA_INLINE void BackwardRow(const T* y, const T* dy, T* dx, size_t cols) {
+  using C = ComputeType<T>;
+  constexpr bool kSoftmax = kAlgorithm == SoftmaxAlgorithm::kSoftmax;
+  const C sum = SumRow<false, C>(cols, [&](size_t c, size_t count) {
+    const Pack<C> dyc = LoadPack<C>(dy + c, count, C(0));
+    return kSoftmax ? dyc * LoadPack<C>(y + c, count, C(0)) : dyc;
+  }).sum;
+  ForEachPack<C>(cols, [&](size_t c, size_t count) {
+    const Pack<C> yc = LoadPack<C>(y + c, count, C(0));
+    const Pack<C> dyc = LoadPack<C>(dy + c, count, C(0));
+    StorePack<C>(dx + c, kSoftmax ? yc * (dyc - sum) : dyc - VectorExp(yc) * sum, count);
+  });
+}
+
+template <SoftmaxAlgorithm kAlgorithm, typename T>
+OFLITE_ISA_CLONES void ForwardRows(const T* x, T* y, size_t rows, size_t cols) {
+  for (size_t r = 0; r < rows; ++r) {
+    ForwardRow<kAlgorithm>(x + r * cols, y + r * cols, cols);
+  }
+}
+
+template <SoftmaxAlgorithm kAlgorithm, typename T>
+OFLITE_ISA_CLONES void BackwardRows(const T* y, const T* dy, T* dx, size_t rows, size_t cols) {
+  for (size_t r = 0; r < rows; ++r) {
+    BackwardRow<kAlgorithm>(y + r * cols, dy + r * cols, dx + r * cols, cols);
+  }
+}
+
+// Calls rows_fn(first_row, row_count) over [0, rows) on the pool.
+template <typename F>
+void ForEachRowChunk(size_t rows, size_t cols, const F& rows_fn) {
+  const int64_t grain = std::max<int64_t>(1, kSoftmaxGrain / std::max<int64_t>(1, cols));
+  ParallelFor(static_cast<int64_t>(rows), grain, [&](int64_t begin, int64_t end) {
+    rows_fn(static_cast<size_t>(begin), static_cast<size_t>(end - begin));
+  });
 }
 
 template <SoftmaxAlgorithm kAlgorithm>
@@ -83,43 +175,11 @@ struct Forward {
     }
     Maybe<void> Launch(Stream* /*stream*/, size_t rows, size_t cols, const void* x,
                        void* y) override {
-      for (size_t r = 0; r < rows; ++r) {
-        Row(static_cast<const T*>(x) + r * cols, static_cast<T*>(y) + r * cols, cols);
-      }
+      ForEachRowChunk(rows, cols, [&](size_t first, size_t count) {
+        ForwardRows<kAlgorithm>(static_cast<const T*>(x) + first * cols,
+                                static_cast<T*>(y) + first * cols, count, cols);
+      });
       return Ok();
-    }
-
-   private:
-    using C = ComputeType<T>;
-    static void Row(const T* x, T* y, size_t cols) {
-      C max = -INFINITY;
-      for (size_t c = 0; c < cols; ++c) {
-        max = NanPropagatingMax(static_cast<C>(x[c]), max);
-      }
-      // Where y holds the compute type, the exponentials go there and are scaled in place.
-      constexpr bool kSoftmax = kAlgorithm == SoftmaxAlgorithm::kSoftmax;
-      constexpr bool kKeepExp = kSoftmax && std::is_same_v<T, C>;
-      RowSum sum = 0;
-      if constexpr (kKeepExp) {
-        sum = SumExp<true, true>(x, max, cols, y);
-      } else {
-        sum = SumExp<false, kSoftmax>(x, max, cols, static_cast<C*>(nullptr));
-      }
-      if (kAlgorithm == SoftmaxAlgorithm::kSoftmax) {
-        const C inv = static_cast<C>(1 / sum);
-        for (size_t c = 0; c < cols; ++c) {
-          if constexpr (kKeepExp) {
-            y[c] = y[c] * inv;
-          } else {
-            y[c] = static_cast<T>(VectorExp(static_cast<C>(x[c]) - max) * inv);
-          }
-        }
-      } else {
-        const C log_sum = static_cast<C>(std::log(sum));
-        for (size_t c = 0; c < cols; ++c) {
-          y[c] = static_cast<T>(static_cast<C>(x[c]) - max - log_sum);
-        }
-      }
     }
   };
 };
@@ -135,31 +195,13 @@ struct Backward {
     }
     Maybe<void> Launch(Stream* /*stream*/, size_t rows, size_t cols, const void* y, const void* dy,
                        void* dx) override {
-      for (size_t r = 0; r < rows; ++r) {
-        const size_t offset = r * cols;
-        Row(static_cast<const T*>(y) + offset, static_cast<const T*>(dy) + offset,
-            static_cast<T*>(dx) + offset, cols);
-      }
+      ForEachRowChunk(rows, cols, [&](size_t first, size_t count) {
+        const size_t offset = first * cols;
+        BackwardRows<kAlgorithm>(static_cast<const T*>(y) + offset,
+                                 static_cast<const T*>(dy) + offset,
+                                 static_cast<T*>(dx) + offset, count, cols);
+      });
       return Ok();
-    }
-
-   private:
-    using C = ComputeType<T>;
-    static void Row(const T* y, const T* dy, T* dx, size_t cols) {
-      RowSum row_sum = 0;
-      for (size_t c = 0; c < cols; ++c) {
-        // softmax needs sum(dy * y); log_softmax needs sum(dy)
-        row_sum += kAlgorithm == SoftmaxAlgorithm::kSoftmax
-                       ? static_cast<C>(dy[c]) * static_cast<C>(y[c])
-                       : static_cast<C>(dy[c]);
-      }
-      const C sum = static_cast<C>(row_sum);
-      for (size_t c = 0; c < cols; ++c) {
-        const C yc = static_cast<C>(y[c]);
-        const C dyc = static_cast<C>(dy[c]);
-        dx[c] = static_cast<T>(kAlgorithm == SoftmaxAlgorithm::kSoftmax ? yc * (dyc - sum)
-                                                                        : dyc - std::exp(yc) * sum);
-      }
     }
   };
 };

@@ -3,44 +3,58 @@
 #ifndef ONEFLOW_LITE_EP_CPU_PRIMITIVE_VECTOR_EXP_H_
 #define ONEFLOW_LITE_EP_CPU_PRIMITIVE_VECTOR_EXP_H_
 
-#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 
+#include "ep/cpu/primitive/isa_clones.h"
+#include "ep/cpu/primitive/pack.h"
+
 namespace oflite {
 namespace ep {
 
-// e^x for float within 2 ulp: x = n ln2 + r with |r| <= ln2 / 2, e^r by a degree-6
-// polynomial, 2^n put straight into the exponent bits. Below -87.3 the result is 0 (float
-// would go subnormal there), +inf stays inf, NaN stays NaN; no branch and no float-to-int
-// conversion, so it vectorizes and nothing overflows.
-inline float VectorExp(float x) {
-  constexpr float kLog2e = 1.44269504088896341f;
-  constexpr float kLn2Hi = 0.693359375f;
-  constexpr float kLn2Lo = -2.12194440e-4f;
-  constexpr float kRound = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
-  const float clamped = std::max(std::min(x, 88.7f), -87.3f);  // keeps NaN
-  const float shifted = clamped * kLog2e + kRound;
-  const float n = shifted - kRound;
-  const float r = clamped - n * kLn2Hi - n * kLn2Lo;
-  float p = 1.9875691500e-4f;
+// e^x for float within 2 ulp, for F a float or a Pack<float> (U: the matching uint32 type):
+// x = n ln2 + r with |r| <= ln2 / 2, e^r by a degree-6 polynomial, 2^n put straight into the
+// exponent bits. Below -87.3 the result is 0 (float would go subnormal there), +inf stays inf,
+// NaN stays NaN; selects only and no float-to-int conversion, so nothing overflows.
+template <typename F, typename U>
+OFLITE_ISA_INLINE F ExpPolynomial(F x) {
+  const F hi = F{} + 88.7f, lo = F{} + -87.3f;
+  const F round = F{} + 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
+  F clamped = x > hi ? hi : x;        // comparisons with NaN are false: NaN is kept
+  clamped = clamped < lo ? lo : clamped;
+  const F shifted = clamped * 1.44269504088896341f + round;
+  const F n = shifted - round;
+  const F r = clamped - n * 0.693359375f - n * -2.12194440e-4f;
+  F p = F{} + 1.9875691500e-4f;
   p = p * r + 1.3981999507e-3f;
   p = p * r + 8.3334519073e-3f;
   p = p * r + 4.1665795894e-2f;
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
   p = p * r * r + r + 1.0f;
-  int32_t bits = 0;
+  U bits;
   std::memcpy(&bits, &shifted, sizeof(bits));  // the low mantissa bits hold n
-  const int32_t scale_bits = static_cast<int32_t>(static_cast<uint32_t>(bits + 127) << 23);
-  float scale = 0;
-  std::memcpy(&scale, &scale_bits, sizeof(scale));
-  const float big = x > 88.7f ? INFINITY : p * scale;
-  return x < -87.3f ? 0.0f : big;
+  bits = (bits + 127u) << 23u;
+  F scale;
+  std::memcpy(&scale, &bits, sizeof(scale));
+  const F big = x > hi ? F{} + INFINITY : p * scale;
+  return x < lo ? F{} : big;
 }
 
-inline double VectorExp(double x) { return std::exp(x); }  // double rows keep libm's accuracy
+OFLITE_ISA_INLINE float VectorExp(float x) { return ExpPolynomial<float, uint32_t>(x); }
+OFLITE_ISA_INLINE Pack<float> VectorExp(Pack<float> x) {
+  return ExpPolynomial<Pack<float>, Pack<uint32_t>>(x);
+}
+
+// double keeps libm's accuracy, lane by lane.
+inline double VectorExp(double x) { return std::exp(x); }
+OFLITE_ISA_INLINE Pack<double> VectorExp(Pack<double> x) {
+  for (size_t l = 0; l < kPackLanes<double>; ++l) {
+    x[l] = std::exp(x[l]);
+  }
+  return x;
+}
 
 }  // namespace ep
 }  // namespace oflite

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Times the CPU calls `oflite bench --device cpu` times, through ONNX Runtime and (where it is
+installed) torch, one JSON object per result in the bench's own format, so that both run in one job.
+
+Usage: cpu_reference.py [--threads N] [--reps R] [--warmup W] [--ir-version V]
+Needs: pip install onnxruntime onnx (numpy comes with them); torch is optional.
+"""
+import argparse
+import json
+import statistics
+import time
+
+import numpy as np
+
+# (function, shape as `oflite bench --shape` takes it)
+CALLS = [
+    ("softmax", (4096, 1024)),
+    ("softmax", (1024, 32000)),
+    ("log_softmax", (4096, 1024)),
+    ("log_softmax", (1024, 32000)),
+    ("add", (1 << 24,)),
+    ("matmul", (1024, 1024, 1024)),
+]
+
+
+def inputs_of(function, shape, rng):
+    if function == "matmul":
+        m, n, k = shape
+        return [rng.standard_normal((m, k), dtype=np.float32),
+                rng.standard_normal((k, n), dtype=np.float32)]
+    count = 2 if function == "add" else 1
+    return [rng.standard_normal(shape, dtype=np.float32) for _ in range(count)]
+
+
+def median_ms(call, warmup, reps):
+    for _ in range(warmup):
+        call()
+    times = []
+    for _ in range(reps):
+        start = time.perf_counter()
+        call()
+        times.append((time.perf_counter() - start) * 1e3)
+    return statistics.median(times)
+
+
+def onnx_session(function, arrays, threads, ir_version):
+    import onnx
+    import onnxruntime as ort
+    from onnx import TensorProto, helper
+    names = ["x", "y"][:len(arrays)]
+    op = {"softmax": "Softmax", "log_softmax": "LogSoftmax", "add": "Add", "matmul": "MatMul"}
+    attrs = {"axis": -1} if function in ("softmax", "log_softmax") else {}
+    node = helper.make_node(op[function], names, ["z"], **attrs)
+    ins = [helper.make_tensor_value_info(n, TensorProto.FLOAT, a.shape) for n, a in zip(names, arrays)]
+    out = helper.make_tensor_value_info("z", TensorProto.FLOAT, None)
+    model = helper.make_model(helper.make_graph([node], function, ins, [out]),
+                              opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = min(model.ir_version, ir_version)
+    options = ort.SessionOptions()
+    if threads:
+        options.intra_op_num_threads = threads
+    session = ort.InferenceSession(model.SerializeToString(), options,
+                                   providers=["CPUExecutionProvider"])
+    feed = dict(zip(names, arrays))
+    return lambda: session.run(None, feed), "onnxruntime " + ort.__version__
+
+
+def torch_call(function, arrays, threads):
+    import torch
+    if threads:
+        torch.set_num_threads(threads)
+    ts = [torch.from_numpy(a) for a in arrays]
+    fns = {"softmax": lambda: torch.softmax(ts[0], -1),
+           "log_softmax": lambda: torch.log_softmax(ts[0], -1),
+           "add": lambda: torch.add(ts[0], ts[1]),
+           "matmul": lambda: torch.matmul(ts[0], ts[1])}
+    return fns[function], "torch " + torch.__version__
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--threads", type=int, default=0, help="0: the library's default")
+    parser.add_argument("--reps", type=int, default=20)
+    parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--ir-version", type=int, default=10)
+    args = parser.parse_args()
+    rng = np.random.default_rng(0)
+    for function, shape in CALLS:
+        arrays = inputs_of(function, shape, rng)
+        makers = [lambda: onnx_session(function, arrays, args.threads, args.ir_version)]
+        try:
+            import torch  # noqa: F401
+            makers.append(lambda: torch_call(function, arrays, args.threads))
+        except ImportError:
+            pass
+        for make in makers:
+            call, library = make()
+            ms = median_ms(call, args.warmup, args.reps)
+            print(json.dumps({"function": function, "shape": list(shape), "dtype": "float32",
+                              "device": "cpu", "library": library, "median_ms": round(ms, 4)}),
+                  flush=True)
+
+
+if __name__ == "__main__":
+    main()
