@@ -136,7 +136,7 @@ TEST(BatchMatmulPrimitive, DescribesItsGemm) {
       DeviceType::kCPU, DataType::kFloat16, false, true);
   ASSERT_NE(matmul, nullptr);
   EXPECT_EQ(matmul->name(), "cpu.batch_matmul<float16>");
-  EXPECT_EQ(matmul->LaunchDescription(), "cpu.batch_matmul<float16>[sgemm nt]");
+  EXPECT_EQ(matmul->LaunchDescription(), "cpu.batch_matmul<float16>[onednn sgemm nt]");
 }
 
 }  // namespace

@@ -12,6 +12,8 @@ import time
 
 import numpy as np
 
+args_save = False  # --save-models
+
 # (function, shape as `oflite bench --shape` takes it)
 CALLS = [
     ("softmax", (4096, 1024)),
@@ -43,9 +45,8 @@ def median_ms(call, warmup, reps):
     return statistics.median(times)
 
 
-def onnx_session(function, arrays, threads, ir_version):
-    import onnx
-    import onnxruntime as ort
+def onnx_model(function, arrays, ir_version):
+    """The one-node model of a call, serialized."""
     from onnx import TensorProto, helper
     names = ["x", "y"][:len(arrays)]
     op = {"softmax": "Softmax", "log_softmax": "LogSoftmax", "add": "Add", "matmul": "MatMul"}
@@ -56,10 +57,27 @@ def onnx_session(function, arrays, threads, ir_version):
     model = helper.make_model(helper.make_graph([node], function, ins, [out]),
                               opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = min(model.ir_version, ir_version)
+    return model.SerializeToString()
+
+
+def onnx_session(function, arrays, threads, ir_version, models):
+    """models: a folder of <function>-<shape>.onnx files written by --save-models on a machine
+    that has the onnx package, for one that has only onnxruntime."""
+    import onnxruntime as ort
+    path = f"{models}/{function}-{'x'.join(map(str, arrays[0].shape))}.onnx" if models else None
+    if path and not args_save:
+        with open(path, "rb") as f:
+            model = f.read()
+    else:
+        model = onnx_model(function, arrays, ir_version)
+        if path:
+            with open(path, "wb") as f:
+                f.write(model)
+    names = ["x", "y"][:len(arrays)]
     options = ort.SessionOptions()
     if threads:
         options.intra_op_num_threads = threads
-    session = ort.InferenceSession(model.SerializeToString(), options,
+    session = ort.InferenceSession(model, options,
                                    providers=["CPUExecutionProvider"])
     feed = dict(zip(names, arrays))
     return lambda: session.run(None, feed), "onnxruntime " + ort.__version__
@@ -83,11 +101,17 @@ def main():
     parser.add_argument("--reps", type=int, default=20)
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--ir-version", type=int, default=10)
+    parser.add_argument("--models", help="folder of prebuilt .onnx models (read, or written "
+                        "with --save-models)")
+    parser.add_argument("--save-models", action="store_true")
     args = parser.parse_args()
+    global args_save
+    args_save = args.save_models
     rng = np.random.default_rng(0)
     for function, shape in CALLS:
         arrays = inputs_of(function, shape, rng)
-        makers = [lambda: onnx_session(function, arrays, args.threads, args.ir_version)]
+        makers = [lambda: onnx_session(function, arrays, args.threads, args.ir_version,
+                                       args.models)]
         try:
             import torch  # noqa: F401
             makers.append(lambda: torch_call(function, arrays, args.threads))

@@ -29,7 +29,7 @@ for binary in "$oflite" ${before:+"$before"}; do
     "$binary" bench $call --device cpu --warmup 3 --reps 20 --json
   done
 done
-python3 "$(dirname "$0")/cpu_reference.py"
+python3 "$(dirname "$0")/cpu_reference.py" ${OFLITE_ONNX_MODELS:+--models "$OFLITE_ONNX_MODELS"}
 if [ -x "$probe" ]; then
   "$probe"
   OMP_NUM_THREADS=1 "$probe"

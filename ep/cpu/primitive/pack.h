@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #include "ep/cpu/primitive/isa_clones.h"
 
@@ -29,22 +30,47 @@ template <>
 struct PackOf<uint32_t> {
   typedef uint32_t type __attribute__((vector_size(64)));
 };
+template <>
+struct PackOf<uint64_t> {
+  typedef uint64_t type __attribute__((vector_size(64)));
+};
 template <typename C>
 using Pack = typename PackOf<C>::type;
 
 template <typename C>
 constexpr size_t kPackLanes = 64 / sizeof(C);
 
+template <typename C>
+using LaneIndex = std::conditional_t<sizeof(C) == 4, uint32_t, uint64_t>;
+
+template <typename C, size_t... kLane>
+OFLITE_ISA_INLINE Pack<LaneIndex<C>> LaneIndices(std::index_sequence<kLane...>) {
+  return Pack<LaneIndex<C>>{kLane...};
+}
+
+// v with the lanes from count on replaced by fill, without a trip through memory.
+template <typename C>
+OFLITE_ISA_INLINE Pack<C> KeepLanes(Pack<C> v, size_t count, C fill) {
+  const Pack<LaneIndex<C>> index = LaneIndices<C>(std::make_index_sequence<kPackLanes<C>>());
+  return index < static_cast<LaneIndex<C>>(count) ? v : Pack<C>{} + fill;
+}
+
 // Lanes from p[0..count), count <= kPackLanes<C>, converted from the element type T to the
-// compute type C; lanes past count hold `fill`.
+// compute type C; lanes past count hold `fill`. Memory up to `readable_end` may be read: a
+// short pack inside it is loaded whole and masked (assembling it lane by lane through memory
+// stalls the load that follows).
 template <typename C, typename T>
-OFLITE_ISA_INLINE Pack<C> LoadPack(const T* p, size_t count, C fill) {
+OFLITE_ISA_INLINE Pack<C> LoadPack(const T* p, size_t count, C fill, const T* readable_end) {
   Pack<C> v;
-  if constexpr (std::is_same_v<T, C>) {
-    if (count == kPackLanes<C>) {
+  if (count == kPackLanes<C> || readable_end - p >= static_cast<ptrdiff_t>(kPackLanes<C>)) {
+    if constexpr (std::is_same_v<T, C>) {
       std::memcpy(&v, p, sizeof(v));
-      return v;
+    } else {
+      for (size_t l = 0; l < kPackLanes<C>; ++l) {
+        v[l] = static_cast<C>(p[l]);
+      }
     }
+    return count == kPackLanes<C> ? v : KeepLanes<C>(v, count, fill);
   }
   for (size_t l = 0; l < kPackLanes<C>; ++l) {
     v[l] = l < count ? static_cast<C>(p[l]) : fill;
@@ -74,13 +100,27 @@ OFLITE_ISA_INLINE void ForEachPack(size_t n, const F& fn) {
   }
 }
 
-template <typename C>
-OFLITE_ISA_INLINE C SumLanes(Pack<C> v) {
-  C sum = 0;
-  for (size_t l = 0; l < kPackLanes<C>; ++l) {
-    sum += v[l];
+// v with its lanes rotated down by kBy: lane l holds v[(l + kBy) % kPackLanes<C>].
+template <size_t kBy, typename C, size_t... kLane>
+OFLITE_ISA_INLINE Pack<C> RotateLanes(Pack<C> v, std::index_sequence<kLane...>) {
+  return __builtin_shufflevector(v, v, ((kLane + kBy) % sizeof...(kLane))...);
+}
+
+template <size_t kBy, typename C>
+OFLITE_ISA_INLINE Pack<C> RotateLanes(Pack<C> v) {
+  return RotateLanes<kBy, C>(v, std::make_index_sequence<kPackLanes<C>>());
+}
+
+// fold(v, half): v after op with its lanes rotated by half, for half = kPackLanes / 2 ... 1;
+// lane 0 then holds op over all lanes (log2 of the lane count steps, not one per lane).
+template <typename C, size_t kHalf = kPackLanes<C> / 2, typename Fold>
+OFLITE_ISA_INLINE C FoldLanes(Pack<C> v, const Fold& fold) {
+  v = fold(v, RotateLanes<kHalf, C>(v));
+  if constexpr (kHalf > 1) {
+    return FoldLanes<C, kHalf / 2>(v, fold);
+  } else {
+    return v[0];
   }
-  return sum;
 }
 
 }  // namespace ep

@@ -38,8 +38,13 @@ OFLITE_ISA_INLINE F ExpPolynomial(F x) {
   bits = (bits + 127u) << 23u;
   F scale;
   std::memcpy(&scale, &bits, sizeof(scale));
-  const F big = x > hi ? F{} + INFINITY : p * scale;
-  return x < lo ? F{} : big;
+  // Both tests on x before any select: GCC scalarizes a select whose mask it must recompute
+  // from a value another select produced.
+  const auto above = x > hi;
+  const auto below = x < lo;
+  F result = p * scale;
+  result = above ? F{} + INFINITY : result;
+  return below ? F{} : result;
 }
 
 OFLITE_ISA_INLINE float VectorExp(float x) { return ExpPolynomial<float, uint32_t>(x); }
