@@ -51,16 +51,19 @@ int GetNumThreads() { return NumThreadsCell().load(std::memory_order_relaxed); }
 
 namespace ep {
 
-void UseNumThreadsOnThisThread() {
+void UseThreadsOnThisThread(int threads) {
 #ifdef _OPENMP
   thread_local int applied = 0;
-  const int n = GetNumThreads();
-  if (applied != n) {
-    omp_set_num_threads(n);
-    applied = n;
+  if (applied != threads) {
+    omp_set_num_threads(threads);
+    applied = threads;
   }
+#else
+  (void)threads;
 #endif
 }
+
+void UseNumThreadsOnThisThread() { UseThreadsOnThisThread(GetNumThreads()); }
 
 void ParallelForChunks(int64_t n, int64_t grain, void (*body)(const void*, int64_t, int64_t),
                        const void* fn) {

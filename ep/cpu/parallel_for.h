@@ -29,7 +29,9 @@ void ParallelFor(int64_t n, int64_t grain, const F& fn) {
 }
 
 // Before calling a library that sizes its own parallel regions from this thread's OpenMP setting
-// (OpenBLAS, oneDNN): makes that setting GetNumThreads(). Free when it already is.
+// (OpenBLAS, oneDNN): makes that setting `threads` (GetNumThreads() by default). Free when it
+// already is.
+void UseThreadsOnThisThread(int threads);
 void UseNumThreadsOnThisThread();
 
 }  // namespace ep

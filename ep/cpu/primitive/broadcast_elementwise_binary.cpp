@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ep/cpu/parallel_for.h"
+#include "ep/cpu/primitive/streaming_store.h"
 #include "ep/cpu/primitive/compute_type.h"
 #include "oneflow_lite/common/shape.h"
 #include "primitive/broadcast_dims.h"
@@ -96,10 +97,13 @@ class CpuBroadcastElementwiseBinary final : public primitive::BroadcastElementwi
     const auto f = functor_;
     // The loop bodies stay load, convert, functor, convert, store so that they vectorize.
     if (dims.same_shape()) {
+      const int64_t bytes = count * static_cast<int64_t>(sizeof(Out));
       ParallelFor(count, kElementwiseGrain, [=](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) {
-          out[i] = static_cast<Out>(f(static_cast<C>(a[i]), static_cast<C>(b[i])));
-        }
+        WriteOutput(out, begin, end, bytes, [=](Out* dst, int64_t first, int64_t n) {
+          for (int64_t i = 0; i < n; ++i) {
+            dst[i] = static_cast<Out>(f(static_cast<C>(a[first + i]), static_cast<C>(b[first + i])));
+          }
+        });
       });
     } else if (dims.src0_single()) {  // then src1 has dst's shape
       WithScalar(static_cast<C>(a[0]), /*scalar_first=*/true, b, out, count);
