@@ -74,7 +74,7 @@ void ParallelForChunks(int64_t n, int64_t grain, void (*body)(const void*, int64
       std::min<int64_t>(GetNumThreads(), std::max<int64_t>(1, n / std::max<int64_t>(1, grain)));
 #ifdef _OPENMP
   if (chunks > 1 && !omp_in_parallel()) {
-#pragma omp parallel num_threads(static_cast<int>(chunks))
+#pragma omp parallel num_threads(static_cast <int>(chunks))
     {
       // The runtime may grant fewer threads than asked: split by the count it gave. Chunk c
       // covers [begin(c), begin(c + 1)); sizes differ by at most one, without n * c overflow.
@@ -85,6 +85,8 @@ void ParallelForChunks(int64_t n, int64_t grain, void (*body)(const void*, int64
     }
     return;
   }
+#else
+  (void)chunks;  // without OpenMP every range runs on the calling thread
 #endif
   body(fn, 0, n);
 }

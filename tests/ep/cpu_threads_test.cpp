@@ -23,8 +23,7 @@ class CpuThreadsTest : public ::testing::Test {
 };
 
 TEST_F(CpuThreadsTest, SetNumThreadsRefusesCountsBelowOne) {
-  ExpectError(SetNumThreads(0), ErrorKind::kValueError,
-              {"SetNumThreads", "1..65536", "got 0"});
+  ExpectError(SetNumThreads(0), ErrorKind::kValueError, {"SetNumThreads", "1..65536", "got 0"});
   ExpectError(SetNumThreads(-4), ErrorKind::kValueError, {"got -4"});
   ExpectError(SetNumThreads(int64_t{1} << 40), ErrorKind::kValueError, {"1..65536"});
   EXPECT_EQ(GetNumThreads(), saved_);
@@ -47,11 +46,11 @@ std::vector<char> Bytes(const Tensor& t) {
 // chunks differ from the single-threaded split even there).
 TEST_F(CpuThreadsTest, OneThreadAndSeveralGiveIdenticalBytes) {
   const Device cpu = Device::Cpu();
-  const Tensor rows = MakeTensor(RandomValues(300 * 3001, 1), Shape{300, 3001},
-                                 DataType::kFloat32, cpu);
+  const Tensor rows =
+      MakeTensor(RandomValues(300 * 3001, 1), Shape{300, 3001}, DataType::kFloat32, cpu);
   const Tensor big = MakeTensor(RandomValues(1 << 20, 2), Shape{1 << 20}, DataType::kFloat32, cpu);
-  const Tensor half = MakeTensor(RandomValues(257 * 1000, 3), Shape{257, 1000},
-                                 DataType::kBFloat16, cpu);
+  const Tensor half =
+      MakeTensor(RandomValues(257 * 1000, 3), Shape{257, 1000}, DataType::kBFloat16, cpu);
   const Tensor a = MakeTensor(RandomValues(384 * 320, 4), Shape{384, 320}, DataType::kFloat32, cpu);
   const Tensor b = MakeTensor(RandomValues(320 * 352, 5), Shape{320, 352}, DataType::kFloat32, cpu);
   const std::vector<std::pair<std::string, std::function<Maybe<Tensor>()>>> calls = {
@@ -62,7 +61,10 @@ TEST_F(CpuThreadsTest, OneThreadAndSeveralGiveIdenticalBytes) {
       {"softmax_grad", [&] { return functional::SoftmaxGrad(rows, rows, -1); }},
       {"add", [&] { return functional::Add(big, big); }},
       {"exp", [&] { return functional::Exp(big); }},
-      {"transpose", [&] { return functional::Transpose(rows, {1, 0}); }},
+      {"transpose",
+       [&] {
+         return functional::Transpose(rows, {1, 0});
+       }},
       {"matmul", [&] { return functional::MatMul(a, b); }},
   };
   for (const auto& [name, call] : calls) {

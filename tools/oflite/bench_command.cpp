@@ -1,7 +1,7 @@
-// `oflite bench`: times a functional call on a device the way docs/BENCHMARKS.md measures the alternatives:
-// CUDA events around the call after warm-up, L2 flushed (a 512 MB fill) before each rep, the
-// median of the reps; effective bandwidth counts each input read once and the output written
-// once (the sum of the inputs' bytes plus the output's, whatever their shapes and dtypes).
+// `oflite bench`: times a functional call on a device the way docs/BENCHMARKS.md measures the
+// alternatives: CUDA events around the call after warm-up, L2 flushed (a 512 MB fill) before each
+// rep, the median of the reps; effective bandwidth counts each input read once and the output
+// written once (the sum of the inputs' bytes plus the output's, whatever their shapes and dtypes).
 // `--sweep softmax` runs the rows=49152 sweep; its table gives each shape's GB/s as a
 // share of a 2 GiB copy and, beside it, the GB/s of a copy of the tensor's own bytes.
 //

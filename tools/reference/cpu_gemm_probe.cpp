@@ -4,8 +4,8 @@
 // Build (tools/reference/cpu_reference.sh does): g++ -O2 -fopenmp cpu_gemm_probe.cpp
 //   -I/usr/include/<arch>/openblas-openmp -L/usr/lib/<arch>/openblas-openmp -lopenblas -ldnnl
 #include <cblas.h>
-#include <oneapi/dnnl/dnnl.h>
 #include <omp.h>
+#include <oneapi/dnnl/dnnl.h>
 
 #include <algorithm>
 #include <chrono>
@@ -36,17 +36,17 @@ int main() {
     const int reps = n <= 64 ? 20000 : (n <= 256 ? 200 : 20);
     const double openblas = MedianMs(
         [&] {
-          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1, a.data(), n,
-                      b.data(), n, 0, c.data(), n);
+          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1, a.data(), n, b.data(),
+                      n, 0, c.data(), n);
         },
         reps);
     const double onednn = MedianMs(
-        [&] { dnnl_sgemm('N', 'N', n, n, n, 1, a.data(), n, b.data(), n, 0, c.data(), n); },
-        reps);
+        [&] { dnnl_sgemm('N', 'N', n, n, n, 1, a.data(), n, b.data(), n, 0, c.data(), n); }, reps);
     for (const auto& [library, ms] : {std::pair{"openblas", openblas}, {"onednn", onednn}}) {
-      std::printf("{\"probe\": \"sgemm\", \"library\": \"%s\", \"n\": %ld, \"threads\": %d, "
-                  "\"median_ms\": %.5f}\n",
-                  library, n, omp_get_max_threads(), ms);
+      std::printf(
+          "{\"probe\": \"sgemm\", \"library\": \"%s\", \"n\": %ld, \"threads\": %d, "
+          "\"median_ms\": %.5f}\n",
+          library, n, omp_get_max_threads(), ms);
     }
   }
   return 0;

@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "ep/cpu/parallel_for.h"
-#include "oneflow_lite/ep/num_threads.h"
 #include "ep/cpu/primitive/compute_type.h"
+#include "oneflow_lite/ep/num_threads.h"
 #include "primitive/elementwise_functors.h"
 
 namespace oflite {
@@ -101,8 +101,8 @@ class BatchMatmulImpl final : public primitive::BatchMatmul {
       for (size_t i = 0; i < batch; ++i) {
         const int64_t idx = static_cast<int64_t>(i);
         OFLITE_JUST(Gemm(transpose_a_, transpose_b_, mi, ni, ki, static_cast<C>(alpha),
-                         a_typed + idx * stride_a, b_typed + idx * stride_b,
-                         static_cast<C>(beta), c_typed + idx * stride_c));
+                         a_typed + idx * stride_a, b_typed + idx * stride_b, static_cast<C>(beta),
+                         c_typed + idx * stride_c));
       }
     } else {
       // 16-bit types: widen, multiply in float, round once. A stride of 0 widens its matrix once.
@@ -199,8 +199,8 @@ class BatchMatmulImpl final : public primitive::BatchMatmul {
     if (k == 0) {  // an empty sum
       std::fill(product, product + m * n, C(0));
     } else if constexpr (std::is_same_v<T, C>) {
-      OFLITE_JUST(Gemm(transpose_a_, transpose_b_, mi, ni, ki, C(1), a_typed, b_typed, C(0),
-                       product));
+      OFLITE_JUST(
+          Gemm(transpose_a_, transpose_b_, mi, ni, ki, C(1), a_typed, b_typed, C(0), product));
     } else {
       std::vector<C> a_buf(m * k), b_buf(k * n);
       Widen(a_typed, m * k, a_buf.data());

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "ep/cpu/parallel_for.h"
-#include "ep/cpu/primitive/streaming_store.h"
 #include "ep/cpu/primitive/compute_type.h"
+#include "ep/cpu/primitive/streaming_store.h"
 #include "oneflow_lite/common/shape.h"
 #include "primitive/broadcast_dims.h"
 #include "primitive/elementwise_functors.h"
@@ -101,7 +101,8 @@ class CpuBroadcastElementwiseBinary final : public primitive::BroadcastElementwi
       ParallelFor(count, kElementwiseGrain, [=](int64_t begin, int64_t end) {
         WriteOutput(out, begin, end, bytes, [=](Out* dst, int64_t first, int64_t n) {
           for (int64_t i = 0; i < n; ++i) {
-            dst[i] = static_cast<Out>(f(static_cast<C>(a[first + i]), static_cast<C>(b[first + i])));
+            dst[i] =
+                static_cast<Out>(f(static_cast<C>(a[first + i]), static_cast<C>(b[first + i])));
           }
         });
       });

@@ -117,7 +117,7 @@ OFLITE_ISA_INLINE void ForwardRow(const T* x, T* y, size_t cols, const T* x_end)
   ForEachPack<C>(cols, [&](size_t c, size_t count) {
     if constexpr (kKeepExp) {  // a short pack is recomputed: y past the row is another's
       const Pack<C> e = count == kPackLanes<C> ? LoadPack<C>(y + c, count, C(0), y + c + count)
-                                              : exp_of(c, count);
+                                               : exp_of(c, count);
       StorePack<C>(y + c, e * inv, count);
     } else if constexpr (kSoftmax) {
       StorePack<C>(y + c, exp_of(c, count) * inv, count);
@@ -171,13 +171,12 @@ OFLITE_ISA_CLONES void ForwardShortRows(const T* x, T* y, size_t rows, size_t co
     Pack<C> scale;
     for (size_t l = 0; l < kLanes; ++l) {
       const double total = static_cast<double>(sum.sum[l]) + static_cast<double>(sum.error[l]);
-      scale[l] = static_cast<C>(kAlgorithm == SoftmaxAlgorithm::kSoftmax ? 1 / total
-                                                                         : std::log(total));
+      scale[l] =
+          static_cast<C>(kAlgorithm == SoftmaxAlgorithm::kSoftmax ? 1 / total : std::log(total));
     }
     for (size_t j = 0; j < cols; ++j) {
-      const Pack<C> result = kAlgorithm == SoftmaxAlgorithm::kSoftmax
-                                 ? VectorExp(column[j]) * scale
-                                 : column[j] - scale;
+      const Pack<C> result = kAlgorithm == SoftmaxAlgorithm::kSoftmax ? VectorExp(column[j]) * scale
+                                                                      : column[j] - scale;
       for (size_t l = 0; l < count; ++l) {
         out[l * cols + j] = static_cast<T>(result[l]);
       }
@@ -195,7 +194,7 @@ OFLITE_ISA_CLONES void ForwardRows(const T* x, T* y, size_t rows, size_t cols, c
 
 template <SoftmaxAlgorithm kAlgorithm, typename T>
 OFLITE_ISA_CLONES void BackwardRows(const T* y, const T* dy, T* dx, size_t rows, size_t cols,
-                                   const T* y_end, const T* dy_end) {
+                                    const T* y_end, const T* dy_end) {
   for (size_t r = 0; r < rows; ++r) {
     BackwardRow<kAlgorithm>(y + r * cols, dy + r * cols, dx + r * cols, cols, y_end, dy_end);
   }
@@ -223,8 +222,8 @@ struct Forward {
       ForEachRowChunk(rows, cols, [&](size_t first, size_t count) {
         const T* in = static_cast<const T*>(x);
         if (cols < kPackLanes<ComputeType<T>>) {
-          ForwardShortRows<kAlgorithm>(in + first * cols, static_cast<T*>(y) + first * cols,
-                                       count, cols);
+          ForwardShortRows<kAlgorithm>(in + first * cols, static_cast<T*>(y) + first * cols, count,
+                                       cols);
           return;
         }
         ForwardRows<kAlgorithm>(in + first * cols, static_cast<T*>(y) + first * cols, count, cols,
