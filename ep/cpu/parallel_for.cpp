@@ -51,19 +51,32 @@ int GetNumThreads() { return NumThreadsCell().load(std::memory_order_relaxed); }
 
 namespace ep {
 
-void UseThreadsOnThisThread(int threads) {
+OmpThreadsScope::OmpThreadsScope(int threads) {
 #ifdef _OPENMP
-  thread_local int applied = 0;
-  if (applied != threads) {
+  previous_ = omp_get_max_threads();
+  if (previous_ != threads) {
     omp_set_num_threads(threads);
-    applied = threads;
   }
 #else
   (void)threads;
 #endif
 }
 
-void UseNumThreadsOnThisThread() { UseThreadsOnThisThread(GetNumThreads()); }
+OmpThreadsScope::~OmpThreadsScope() {
+#ifdef _OPENMP
+  if (omp_get_max_threads() != previous_) {
+    omp_set_num_threads(previous_);
+  }
+#endif
+}
+
+bool ThreadPoolAvailable() {
+#ifdef _OPENMP
+  return true;
+#else
+  return false;
+#endif
+}
 
 void ParallelForChunks(int64_t n, int64_t grain, void (*body)(const void*, int64_t, int64_t),
                        const void* fn) {

@@ -28,11 +28,23 @@ void ParallelFor(int64_t n, int64_t grain, const F& fn) {
       &fn);
 }
 
-// Before calling a library that sizes its own parallel regions from this thread's OpenMP setting
-// (OpenBLAS, oneDNN): makes that setting `threads` (GetNumThreads() by default). Free when it
-// already is.
-void UseThreadsOnThisThread(int threads);
-void UseNumThreadsOnThisThread();
+// For a call into a library that sizes its parallel regions from the calling thread's OpenMP
+// setting (OpenBLAS, oneDNN): sets it to `threads` for the scope and restores the caller's
+// own setting after.
+class OmpThreadsScope {
+ public:
+  explicit OmpThreadsScope(int threads);
+  OmpThreadsScope(const OmpThreadsScope&) = delete;
+  OmpThreadsScope& operator=(const OmpThreadsScope&) = delete;
+  ~OmpThreadsScope();
+
+ private:
+  int previous_ = 0;
+};
+
+// False where the library was built without OpenMP (the clang sanitizer builds): ParallelFor
+// then runs every range on the calling thread.
+bool ThreadPoolAvailable();
 
 }  // namespace ep
 }  // namespace oflite

@@ -53,6 +53,13 @@ TEST_F(CpuThreadsTest, OneThreadAndSeveralGiveIdenticalBytes) {
       MakeTensor(RandomValues(257 * 1000, 3), Shape{257, 1000}, DataType::kBFloat16, cpu);
   const Tensor a = MakeTensor(RandomValues(384 * 320, 4), Shape{384, 320}, DataType::kFloat32, cpu);
   const Tensor b = MakeTensor(RandomValues(320 * 352, 5), Shape{320, 352}, DataType::kFloat32, cpu);
+  // Few outputs over long sums: oneDNN would split k over threads; these run on one thread.
+  const Tensor row = MakeTensor(RandomValues(300000, 6), Shape{1, 300000}, DataType::kFloat32, cpu);
+  const Tensor col = MakeTensor(RandomValues(300000, 7), Shape{300000, 1}, DataType::kFloat32, cpu);
+  const Tensor pair =
+      MakeTensor(RandomValues(2 * 65536, 9), Shape{2, 65536}, DataType::kFloat32, cpu);
+  const Tensor wide =
+      MakeTensor(RandomValues(65536 * 16, 8), Shape{65536, 16}, DataType::kFloat32, cpu);
   const std::vector<std::pair<std::string, std::function<Maybe<Tensor>()>>> calls = {
       {"softmax", [&] { return functional::Softmax(rows, -1); }},
       {"softmax dim 0", [&] { return functional::Softmax(rows, 0); }},
@@ -66,6 +73,8 @@ TEST_F(CpuThreadsTest, OneThreadAndSeveralGiveIdenticalBytes) {
          return functional::Transpose(rows, {1, 0});
        }},
       {"matmul", [&] { return functional::MatMul(a, b); }},
+      {"matmul (1, 300000) x (300000, 1)", [&] { return functional::MatMul(row, col); }},
+      {"matmul (2, 65536) x (65536, 16)", [&] { return functional::MatMul(pair, wide); }},
   };
   for (const auto& [name, call] : calls) {
     ASSERT_TRUE(SetNumThreads(1).ok());

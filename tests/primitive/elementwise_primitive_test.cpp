@@ -291,8 +291,8 @@ TEST(ParallelFor, SmallRangesRunInlineAndEmptyRangesNotAtAll) {
 }
 
 TEST(ParallelFor, UsesOtherThreadsForLargeRanges) {
-  if (GetNumThreads() < 2) {
-    GTEST_SKIP() << "the CPU pool has one thread";
+  if (!ep::ThreadPoolAvailable() || GetNumThreads() < 2) {
+    GTEST_SKIP() << "no CPU pool, or one of one thread";
   }
   std::mutex mutex;
   std::vector<std::thread::id> ids;

@@ -111,6 +111,31 @@ INSTANTIATE_TEST_SUITE_P(FloatDtypes, SoftmaxPrimitiveTest,
                                            DataType::kFloat16, DataType::kBFloat16),
                          [](const auto& info) { return std::string(DataTypeName(info.param)); });
 
+// y == x (the primitive works in place): each row's tail pack is read back from the row only,
+// and reads never run past the chunk a thread owns.
+TEST(SoftmaxPrimitive, InPlaceMatchesOutOfPlace) {
+  for (const bool log : {false, true}) {
+    for (const size_t cols : {size_t{7}, size_t{20}, size_t{1000}, size_t{1029}}) {
+      const size_t rows = 67;
+      const std::vector<double> values = RandomValues(rows * cols, 90 + cols);
+      std::vector<float> x(values.begin(), values.end()), y(x.size()), inplace = x;
+      if (log) {
+        auto p = primitive::NewPrimitive<primitive::LogSoftmaxFactory>(DeviceType::kCPU,
+                                                                       DataType::kFloat32);
+        ASSERT_TRUE(p->Launch(CpuStream(), rows, cols, x.data(), y.data()).ok());
+        ASSERT_TRUE(p->Launch(CpuStream(), rows, cols, inplace.data(), inplace.data()).ok());
+      } else {
+        auto p = primitive::NewPrimitive<primitive::SoftmaxFactory>(DeviceType::kCPU,
+                                                                    DataType::kFloat32);
+        ASSERT_TRUE(p->Launch(CpuStream(), rows, cols, x.data(), y.data()).ok());
+        ASSERT_TRUE(p->Launch(CpuStream(), rows, cols, inplace.data(), inplace.data()).ok());
+      }
+      EXPECT_EQ(std::memcmp(y.data(), inplace.data(), y.size() * sizeof(float)), 0)
+          << (log ? "log_softmax" : "softmax") << " cols " << cols;
+    }
+  }
+}
+
 TEST(SoftmaxPrimitive, FactoryRefusesNonFloatingDtypes) {
   for (DataType dtype :
        {DataType::kInt8, DataType::kUInt8, DataType::kInt32, DataType::kInt64, DataType::kBool}) {

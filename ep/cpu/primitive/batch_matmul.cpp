@@ -35,11 +35,15 @@ namespace {
 // Products of at most this many multiply-adds run on the calling thread: on 16 cores oneDNN
 // took 7.5 us for 64^3 on the pool and 5.3 us on one thread (256^3: 0.03 ms against 0.28).
 constexpr int64_t kSingleThreadedGemm = int64_t{1} << 18;
+// Products with fewer outputs than this also run on one thread: oneDNN splits the k sum over
+// threads for them, and results must not depend on the thread count.
+constexpr int64_t kFewOutputs = int64_t{1} << 14;
 
 Maybe<void> Gemm(bool transpose_a, bool transpose_b, int m, int n, int k, float alpha,
                  const float* a, const float* b, float beta, float* c) {
-  const int64_t macs = int64_t{m} * n * k;
-  UseThreadsOnThisThread(macs <= kSingleThreadedGemm ? 1 : GetNumThreads());
+  const int64_t outputs = int64_t{m} * n;
+  const bool one_thread = outputs * k <= kSingleThreadedGemm || outputs < kFewOutputs;
+  OmpThreadsScope threads(one_thread ? 1 : GetNumThreads());
   const dnnl_status_t status =
       dnnl_sgemm(transpose_a ? 'T' : 'N', transpose_b ? 'T' : 'N', m, n, k, alpha, a,
                  transpose_a ? m : k, b, transpose_b ? k : n, beta, c, n);
@@ -51,7 +55,7 @@ Maybe<void> Gemm(bool transpose_a, bool transpose_b, int m, int n, int k, float 
 
 Maybe<void> Gemm(bool transpose_a, bool transpose_b, int m, int n, int k, double alpha,
                  const double* a, const double* b, double beta, double* c) {
-  UseNumThreadsOnThisThread();
+  OmpThreadsScope threads(GetNumThreads());
   cblas_dgemm(CblasRowMajor, transpose_a ? CblasTrans : CblasNoTrans,
               transpose_b ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, transpose_a ? m : k, b,
               transpose_b ? k : n, beta, c, n);

@@ -115,10 +115,8 @@ OFLITE_ISA_INLINE void ForwardRow(const T* x, T* y, size_t cols, const T* x_end)
   // (x - max) - log(sum), not x - (max + log(sum)): outputs near 0 keep their relative precision.
   const C inv = static_cast<C>(1 / sum), log_sum = static_cast<C>(std::log(sum));
   ForEachPack<C>(cols, [&](size_t c, size_t count) {
-    if constexpr (kKeepExp) {  // a short pack is recomputed: y past the row is another's
-      const Pack<C> e = count == kPackLanes<C> ? LoadPack<C>(y + c, count, C(0), y + c + count)
-                                               : exp_of(c, count);
-      StorePack<C>(y + c, e * inv, count);
+    if constexpr (kKeepExp) {  // y past the row may be another thread's: read only the row
+      StorePack<C>(y + c, LoadPack<C>(y + c, count, C(0), y + c + count) * inv, count);
     } else if constexpr (kSoftmax) {
       StorePack<C>(y + c, exp_of(c, count) * inv, count);
     } else {
@@ -184,7 +182,8 @@ OFLITE_ISA_CLONES void ForwardShortRows(const T* x, T* y, size_t rows, size_t co
   }
 }
 
-// x_end: where the input ends (past the last of these rows when other rows follow).
+// x_end: where the input may be read up to, the end of these rows (with y == x, rows past
+// them are another thread's output).
 template <SoftmaxAlgorithm kAlgorithm, typename T>
 OFLITE_ISA_CLONES void ForwardRows(const T* x, T* y, size_t rows, size_t cols, const T* x_end) {
   for (size_t r = 0; r < rows; ++r) {
@@ -227,7 +226,7 @@ struct Forward {
           return;
         }
         ForwardRows<kAlgorithm>(in + first * cols, static_cast<T*>(y) + first * cols, count, cols,
-                                in + rows * cols);
+                                in + (first + count) * cols);
       });
       return Ok();
     }
@@ -250,7 +249,8 @@ struct Backward {
         const T* y_in = static_cast<const T*>(y);
         const T* dy_in = static_cast<const T*>(dy);
         BackwardRows<kAlgorithm>(y_in + offset, dy_in + offset, static_cast<T*>(dx) + offset, count,
-                                 cols, y_in + rows * cols, dy_in + rows * cols);
+                                 cols, y_in + (first + count) * cols,
+                                 dy_in + (first + count) * cols);
       });
       return Ok();
     }

@@ -15,11 +15,13 @@ namespace ep {
 
 // e^x for float within 2 ulp, for F a float or a Pack<float> (U: the matching uint32 type):
 // x = n ln2 + r with |r| <= ln2 / 2, e^r by a degree-6 polynomial, 2^n put straight into the
-// exponent bits. Below -87.3 the result is 0 (float would go subnormal there), +inf stays inf,
+// exponent bits. Below -87.3 the result is 0 (float would go subnormal there), above 88.37 inf,
 // NaN stays NaN; selects only and no float-to-int conversion, so nothing overflows.
 template <typename F, typename U>
 OFLITE_ISA_INLINE F ExpPolynomial(F x) {
-  const F hi = F{} + 88.7f, lo = F{} + -87.3f;
+  // Above 127.5 ln 2, n would be 128 and 2^n overflow: inf there, though e^x stays finite up
+  // to 88.72 (softmax's and log_softmax's arguments are at most 0).
+  const F hi = F{} + 88.37f, lo = F{} + -87.3f;
   const F round = F{} + 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
   F clamped = x > hi ? hi : x;        // comparisons with NaN are false: NaN is kept
   clamped = clamped < lo ? lo : clamped;
