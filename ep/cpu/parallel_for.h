@@ -39,7 +39,7 @@ class OmpThreadsScope {
   ~OmpThreadsScope();
 
  private:
-  int previous_ = 0;
+  [[maybe_unused]] int previous_ = 0;  // unread without OpenMP
 };
 
 // False where the library was built without OpenMP (the clang sanitizer builds): ParallelFor
