@@ -15,7 +15,7 @@ namespace {
 // Inputs stay this small, so a case runs in moments on the CPU.
 constexpr int64_t kMaxElements = int64_t{1} << 17;
 
-// Row lengths by the CUDA path they take (DESIGN.md): empty rows; rows of up to 32 (a thread
+// Row lengths by the CUDA path they take: empty rows; rows of up to 32 (a thread
 // group of 1..32 lanes, two rows per group where that fits); odd lengths below 1024; exactly
 // 1024, the longest warp row; longer rows of any length, and of whole 16-byte packs (a
 // multiple of 8 elements) up to 32768, which the block kernels keep in shared memory or
@@ -99,7 +99,7 @@ Maybe<std::vector<HostTensor>> GradReference(bool log, const OpCase& c) {
        ReferenceSoftmaxGrad(y.values, dy.values, y.shape, LastAxis(y.shape), log)}};
 }
 
-// softmax's outputs are compared relative to themselves (DESIGN.md's bounds). float16 adds a
+// softmax's outputs are compared relative to themselves (docs/TESTING.md's bounds). float16 adds a
 // floor at its smallest normal 2^-14: the tiniest outputs here, down to exp(-8) / 131072, are
 // float16 subnormals, which hold only absolute precision.
 Tolerance SoftmaxOutputTolerance(const OpCase&, DataType dtype) {
@@ -110,7 +110,7 @@ Tolerance SoftmaxOutputTolerance(const OpCase&, DataType dtype) {
 // log_softmax's outputs and the grads' are differences that can cancel to 0, so their rounding
 // error is absolute, on the scale of the terms: |x - max| + |log sum| (< 20 here) for
 // log_softmax, |y| (|dy| + sum |y dy|) <= 2 for softmax_grad and |dy| + exp(y) sum |dy| (a few
-// units, at most 1 + cols) for log_softmax_grad, with |dy| <= 1. DESIGN.md's bound taken on a
+// units, at most 1 + cols) for log_softmax_grad, with |dy| <= 1. The bound taken on a
 // term of size 1 (atol = tol) holds them: the compute types (float for 16-bit) lose ~1e-7 of a
 // term, 100x below it for float32 (the tightest).
 Tolerance TermTolerance(const OpCase&, DataType dtype) {

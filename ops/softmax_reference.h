@@ -29,7 +29,7 @@ std::vector<double> SoftmaxScale(const std::vector<double>& x, const Shape& shap
 // error, since dx itself can cancel to near zero.
 std::vector<double> SoftmaxGradScale(const std::vector<double>& y, const std::vector<double>& dy,
                                      const Shape& shape, int64_t dim, bool log);
-// Relative error softmax-like ops are held to per dtype (DESIGN.md): float32 1e-5, float16
+// Relative error softmax-like ops are held to per dtype (docs/TESTING.md): float32 1e-5, float16
 // 1e-3, bfloat16 8e-3, float64 1e-12.
 double SoftmaxTolerance(DataType dtype);
 

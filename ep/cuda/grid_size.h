@@ -1,4 +1,4 @@
-// Grid size of a launch, as DESIGN.md gives it: blocks = min(work, SMs x resident blocks per SM
+// Grid size of a launch: blocks = min(work, SMs x resident blocks per SM
 // x waves). Waves beyond one let the scheduler balance uneven blocks. Framework-free, for the
 // kernel headers.
 #ifndef ONEFLOW_LITE_EP_CUDA_GRID_SIZE_H_

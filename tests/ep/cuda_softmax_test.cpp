@@ -422,8 +422,8 @@ TEST_F(CudaSoftmaxTest, OutputsBelowFloatsNormalRangeAreNotFlushed) {
 
 // float32 takes exp as the hardware exp2 of d * log2(e), whose relative error grows with |d| =
 // max - x (see ExpFor): rows that span 70 keep every output, the smallest near 1e-33, within
-// DESIGN.md's 1e-5 on every path and every default plan (warp, 8, 16 and 32 values, 32 + 32
-// with shared memory, a whole-SM block, rows that start mid-pack).
+// float32's 1e-5 (docs/TESTING.md) on every path and every default plan (warp, 8, 16 and 32 values,
+// 32 + 32 with shared memory, a whole-SM block, rows that start mid-pack).
 TEST_F(CudaSoftmaxTest, Float32ExpHoldsItsToleranceOnWideRows) {
   for (const Shape2& s : {Shape2{7, 31}, Shape2{64, 1024}, Shape2{3, 1025}, Shape2{2, 4096},
                           Shape2{2, 16384}, Shape2{2, 20000}, Shape2{2, 32768}}) {

@@ -38,8 +38,8 @@ std::vector<InitRecord>& Inits() {
 class CacheProbeKernel final : public OpKernel {
  public:
   static bool IsMatched(const KernelMatchContext& ctx) {
-    return ctx.device_type == DeviceType::kCPU && (ctx.input_dtypes[0] == DataType::kFloat32 ||
-                                                   ctx.input_dtypes[0] == DataType::kFloat64);
+    return ctx.device_type == DeviceType::kCPU &&
+           (ctx.input_dtypes[0] == DataType::kFloat32 || ctx.input_dtypes[0] == DataType::kFloat64);
   }
   Maybe<void> Init(const KernelMatchContext& ctx) override {
     int64_t k = 0;
@@ -81,7 +81,8 @@ TEST(CallCacheTest, AnInstanceServesOnlyItsOwnSignature) {
     Probe(f64, 1);
     Probe(f32, 2);
     EXPECT_EQ(Inits().size(), 4u);  // each signature kept its own instance
-  }).join();
+  })
+      .join();
 }
 
 TEST(CallCacheTest, ASignatureOnAnotherDeviceDoesNotMatch) {

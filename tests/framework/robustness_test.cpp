@@ -104,7 +104,9 @@ TEST(RobustnessTest, NumbersWithLeadingBlanksOrTrailingTextAreRejected) {
 TEST(RobustnessTest, FloatListsRejectValuesBeyondFloat) {
   ExpectError(ParseAttrValue(AttrType::kListFloat, "1,1e39"), ErrorKind::kValueError,
               {"list_float"});
-  EXPECT_EQ(Unwrap(ParseAttrValue(AttrType::kListFloat, "0.5,-2")).TryGet<std::vector<float>>()->size(), 2);
+  EXPECT_EQ(
+      Unwrap(ParseAttrValue(AttrType::kListFloat, "0.5,-2")).TryGet<std::vector<float>>()->size(),
+      2);
 }
 
 TEST(RobustnessTest, FullRejectsFiniteValuesThatOverflowAFloatingDtype) {

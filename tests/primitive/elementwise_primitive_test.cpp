@@ -86,7 +86,7 @@ DataType BinaryOutDtype(BinaryOp op, DataType dtype) {
   return IsComparison(op) ? DataType::kBool : dtype;
 }
 
-// Tolerance per dtype (DESIGN.md); integers and bool are exact.
+// Tolerance per dtype (docs/TESTING.md); integers and bool are exact.
 double Tolerance(DataType dtype) { return IsFloatingDataType(dtype) ? SoftmaxTolerance(dtype) : 0; }
 // Below the smallest normal a dtype has no relative precision: compare absolutely there.
 double Floor(DataType dtype) {

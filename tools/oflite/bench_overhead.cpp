@@ -3,6 +3,8 @@
 // a loop (the device synchronized before and after, never inside), three times; the median run's
 // microseconds per call are reported. tools/reference/libtorch_overhead.cpp times the same calls
 // through libtorch's C++ API and tools/reference/launch_floor.cu an empty CUDA kernel's launch.
+#include "tools/oflite/bench_overhead.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -11,7 +13,6 @@
 
 #include "functional/functional.h"
 #include "oneflow_lite/ep/device.h"
-#include "tools/oflite/bench_overhead.h"
 
 namespace oflite {
 namespace cli {

@@ -28,7 +28,8 @@ void PrintOp(const proto::OpDef& op) {
   }
   for (const proto::AttrDef& attr : op.attr()) {
     std::cout << " " << attr.name() << ":" << attr.type() << "="
-              << (attr.required() ? "<required>" : AttrValueToString(AttrValue(attr.default_value())));
+              << (attr.required() ? "<required>"
+                                  : AttrValueToString(AttrValue(attr.default_value())));
   }
   std::cout << "\n  kernels:";
   for (const proto::KernelDef& kernel : op.kernel()) {

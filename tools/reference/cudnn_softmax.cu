@@ -1,5 +1,5 @@
 // Same-run reference for `oflite bench softmax` / `log_softmax`: cudnnSoftmaxForward (instance
-// mode, ACCURATE or LOG) on rows = 49152, float32 and float16 (GPU.md's cuDNN has no bfloat16
+// mode, ACCURATE or LOG) on rows = 49152, float32 and float16 (the reference table in docs/BENCHMARKS.md has no cuDNN bfloat16
 // column). Timed as oflite bench times: CUDA events, a 512 MB fill kernel writing rep + 1 before
 // each rep, median of 50 reps after 10 warm-up calls; GB/s = 2 x tensor bytes / time.
 //

@@ -83,9 +83,10 @@ constexpr float kExpBias = 64;
 // RegisterAutoPlan); with expf they were not. Elsewhere it measured within 1%.
 // - float32 keeps exp2f's denormal fix-up. Relative error, at worst: exp2f's 2 ulp (2.4e-7),
 //   plus |d| * 7.3e-8 from rounding d * log2(e) and the constant, plus |d| * 6e-8 from
-//   rounding d = x - max itself (which expf had too). That is within DESIGN.md's 1e-5 for
-//   |d| <= 73, outputs down to e^-73 of the row's largest (Float32ExpHoldsItsToleranceOnWideRows
-//   checks |d| up to 70); below that, down to float's normal range (|d| = 87), 1.2e-5 at worst.
+//   rounding d = x - max itself (which expf had too). That is within float32's 1e-5
+//   (docs/TESTING.md) for |d| <= 73, outputs down to e^-73 of the row's largest
+//   (Float32ExpHoldsItsToleranceOnWideRows checks |d| up to 70); below that, down to float's normal
+//   range (|d| = 87), 1.2e-5 at worst.
 // - 16-bit rows are bound by instruction issue, not memory, and take the bare exp2: softmax
 //   scaled by 2^kExpBias (both its sum and its outputs; d is never positive, so the scaled
 //   value cannot overflow), log_softmax unscaled (its sum is at least 1, and flushing terms
