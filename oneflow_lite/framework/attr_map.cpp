@@ -10,6 +10,8 @@
 #include <limits>
 #include <sstream>
 
+#include "oneflow_lite/common/hash_combine.h"
+
 namespace oflite {
 
 const char* AttrTypeName(AttrType type) {
@@ -110,10 +112,6 @@ bool SameBits(const T& a, const T& b) {
   return std::memcmp(&a, &b, sizeof(T)) == 0;
 }
 
-size_t Mix(size_t seed, size_t value) {
-  return seed ^ (value + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2));
-}
-
 template <typename T>
 size_t HashBits(const T& x) {
   uint64_t bits = 0;
@@ -151,20 +149,20 @@ size_t AttrValue::Hash() const {
         if constexpr (std::is_same_v<T, std::monostate>) {
           return h;
         } else if constexpr (std::is_same_v<T, std::string>) {
-          return Mix(h, std::hash<std::string>()(x));
+          return HashCombine(h, std::hash<std::string>()(x));
         } else if constexpr (std::is_same_v<T, Shape>) {
           for (int64_t d : x.dims()) {
-            h = Mix(h, static_cast<size_t>(d));
+            h = HashCombine(h, static_cast<size_t>(d));
           }
           return h;
         } else if constexpr (std::is_same_v<T, std::vector<int64_t>> ||
                              std::is_same_v<T, std::vector<float>>) {
           for (const auto& v : x) {
-            h = Mix(h, HashBits(v));
+            h = HashCombine(h, HashBits(v));
           }
           return h;
         } else {
-          return Mix(h, HashBits(x));
+          return HashCombine(h, HashBits(x));
         }
       },
       value_);
@@ -241,7 +239,7 @@ const AttrValue* AttrMap::Lookup(const std::string& name) const {
 size_t AttrMap::Hash() const {
   size_t h = values_.size();
   for (const Entry& e : values_) {
-    h = Mix(Mix(h, std::hash<std::string>()(e.first)), e.second.Hash());
+    h = HashCombine(HashCombine(h, std::hash<std::string>()(e.first)), e.second.Hash());
   }
   return h;
 }

@@ -2,27 +2,22 @@
 
 #include <functional>
 
+#include "oneflow_lite/common/hash_combine.h"
 #include "oneflow_lite/common/snapshot_cell.h"
 
 namespace oflite {
 
-namespace {
-size_t Mix(size_t seed, size_t value) {
-  return seed ^ (value + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2));
-}
-}  // namespace
-
 size_t CallSignature::Hash() const {
-  size_t h = Mix(std::hash<const void*>()(callee), static_cast<size_t>(device.type()));
-  h = Mix(h, static_cast<size_t>(device.index()));
+  size_t h = HashCombine(std::hash<const void*>()(callee), static_cast<size_t>(device.type()));
+  h = HashCombine(h, static_cast<size_t>(device.index()));
   for (size_t i = 0; i < num_inputs; ++i) {
-    h = Mix(h, static_cast<size_t>(inputs[i].dtype()));
-    h = Mix(h, inputs[i].shape().dims().size());
+    h = HashCombine(h, static_cast<size_t>(inputs[i].dtype()));
+    h = HashCombine(h, inputs[i].shape().dims().size());
     for (int64_t d : inputs[i].shape().dims()) {
-      h = Mix(h, static_cast<size_t>(d));
+      h = HashCombine(h, static_cast<size_t>(d));
     }
   }
-  return attrs->empty() ? h : Mix(h, attrs->Hash());
+  return attrs->empty() ? h : HashCombine(h, attrs->Hash());
 }
 
 bool CallSignature::Matches(const CallEntry& entry) const {

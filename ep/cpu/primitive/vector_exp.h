@@ -13,12 +13,12 @@
 namespace oflite {
 namespace ep {
 
-// e^x for float within 2 ulp, for F a float or a Pack<float> (U: the matching uint32 type):
-// x = n ln2 + r with |r| <= ln2 / 2, e^r by a degree-6 polynomial, 2^n put straight into the
-// exponent bits. Below -87.3 the result is 0 (float would go subnormal there), above 88.37 inf,
-// NaN stays NaN; selects only and no float-to-int conversion, so nothing overflows.
-template <typename F, typename U>
-OFLITE_ISA_INLINE F ExpPolynomial(F x) {
+// e^x for each lane of a float pack within 2 ulp: x = n ln2 + r with |r| <= ln2 / 2, e^r by a
+// degree-6 polynomial, 2^n put straight into the exponent bits. Below -87.3 the result is 0 (float
+// would go subnormal there), above 88.37 inf, NaN stays NaN; selects only and no float-to-int
+// conversion, so nothing overflows.
+OFLITE_ISA_INLINE Pack<float> VectorExp(Pack<float> x) {
+  using F = Pack<float>;
   // Above 127.5 ln 2, n would be 128 and 2^n overflow: inf there, though e^x stays finite up
   // to 88.72 (softmax's and log_softmax's arguments are at most 0).
   const F hi = F{} + 88.37f, lo = F{} + -87.3f;
@@ -35,7 +35,7 @@ OFLITE_ISA_INLINE F ExpPolynomial(F x) {
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
   p = p * r * r + r + 1.0f;
-  U bits;
+  Pack<uint32_t> bits;
   std::memcpy(&bits, &shifted, sizeof(bits));  // the low mantissa bits hold n
   bits = (bits + 127u) << 23u;
   F scale;
@@ -49,13 +49,7 @@ OFLITE_ISA_INLINE F ExpPolynomial(F x) {
   return below ? F{} : result;
 }
 
-OFLITE_ISA_INLINE float VectorExp(float x) { return ExpPolynomial<float, uint32_t>(x); }
-OFLITE_ISA_INLINE Pack<float> VectorExp(Pack<float> x) {
-  return ExpPolynomial<Pack<float>, Pack<uint32_t>>(x);
-}
-
 // double keeps libm's accuracy, lane by lane.
-inline double VectorExp(double x) { return std::exp(x); }
 OFLITE_ISA_INLINE Pack<double> VectorExp(Pack<double> x) {
   for (size_t l = 0; l < kPackLanes<double>; ++l) {
     x[l] = std::exp(x[l]);
