@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "ep/cpu/primitive/streaming_store.h"
 #include "ops/softmax_reference.h"
 #include "primitive/softmax.h"
 #include "primitive/softmax_backward.h"
@@ -133,6 +134,27 @@ TEST(SoftmaxPrimitive, InPlaceMatchesOutOfPlace) {
       EXPECT_EQ(std::memcmp(y.data(), inplace.data(), y.size() * sizeof(float)), 0)
           << (log ? "log_softmax" : "softmax") << " cols " << cols;
     }
+  }
+}
+
+// A log_softmax output of kStreamingBytes or more is written with non-temporal stores: every
+// element as a call on its row alone (too small to stream) writes it, rows of odd length
+// starting at every 16-byte offset, out of place and in place.
+TEST(SoftmaxPrimitive, StreamedLogSoftmaxMatchesRowByRow) {
+  const size_t cols = 4099;
+  const size_t rows = static_cast<size_t>(ep::kStreamingBytes) / (cols * sizeof(float)) + 3;
+  const std::vector<double> values = RandomValues(rows * cols, 4099);
+  std::vector<float> x(values.begin(), values.end()), y(x.size(), NAN), inplace = x;
+  auto p =
+      primitive::NewPrimitive<primitive::LogSoftmaxFactory>(DeviceType::kCPU, DataType::kFloat32);
+  ASSERT_TRUE(p->Launch(CpuStream(), rows, cols, x.data(), y.data()).ok());
+  ASSERT_TRUE(p->Launch(CpuStream(), rows, cols, inplace.data(), inplace.data()).ok());
+  std::vector<float> row(cols);
+  for (size_t r = 0; r < rows; ++r) {
+    ASSERT_TRUE(p->Launch(CpuStream(), 1, cols, x.data() + r * cols, row.data()).ok());
+    ASSERT_EQ(std::memcmp(row.data(), y.data() + r * cols, cols * sizeof(float)), 0) << "row " << r;
+    ASSERT_EQ(std::memcmp(row.data(), inplace.data() + r * cols, cols * sizeof(float)), 0)
+        << "in place, row " << r;
   }
 }
 

@@ -19,4 +19,12 @@
 #define OFLITE_ISA_INLINE inline
 #endif
 
+// For the lambdas a clone passes packs to, after their parameter list: one GCC leaves out of
+// line is baseline code, which takes 64-byte vectors by another ABI than the AVX-512 clone.
+#if defined(__GNUC__)
+#define OFLITE_ISA_LAMBDA __attribute__((always_inline))
+#else
+#define OFLITE_ISA_LAMBDA
+#endif
+
 #endif  // ONEFLOW_LITE_EP_CPU_PRIMITIVE_ISA_CLONES_H_

@@ -51,8 +51,21 @@ OFLITE_ISA_INLINE Pack<LaneIndex<C>> LaneIndices(std::index_sequence<kLane...>) 
 // v with the lanes from count on replaced by fill, without a trip through memory.
 template <typename C>
 OFLITE_ISA_INLINE Pack<C> KeepLanes(Pack<C> v, size_t count, C fill) {
-  const Pack<LaneIndex<C>> index = LaneIndices<C>(std::make_index_sequence<kPackLanes<C>>());
-  return index < static_cast<LaneIndex<C>>(count) ? v : Pack<C>{} + fill;
+  if (count >= kPackLanes<C>) {
+    return v;
+  }
+  using I = LaneIndex<C>;
+  const Pack<I> index = LaneIndices<C>(std::make_index_sequence<kPackLanes<C>>());
+  // All ones in the lanes below count (index - count wraps there), as bits: GCC 12 fails on
+  // the comparison `index < count` where it knows count's range (an internal compiler error).
+  const Pack<I> keep = Pack<I>{} - ((index - static_cast<I>(count)) >> (8 * sizeof(I) - 1));
+  Pack<I> v_bits, fill_bits;
+  const Pack<C> fills = Pack<C>{} + fill;
+  std::memcpy(&v_bits, &v, sizeof(v));
+  std::memcpy(&fill_bits, &fills, sizeof(fills));
+  v_bits = (v_bits & keep) | (fill_bits & ~keep);
+  std::memcpy(&v, &v_bits, sizeof(v));
+  return v;
 }
 
 // Lanes from p[0..count), count <= kPackLanes<C>, converted from the element type T to the
@@ -61,7 +74,7 @@ OFLITE_ISA_INLINE Pack<C> KeepLanes(Pack<C> v, size_t count, C fill) {
 // stalls the load that follows).
 template <typename C, typename T>
 OFLITE_ISA_INLINE Pack<C> LoadPack(const T* p, size_t count, C fill, const T* readable_end) {
-  Pack<C> v;
+  Pack<C> v{};  // (lane stores into an unset vector read it, as GCC warns)
   if (count == kPackLanes<C> || readable_end - p >= static_cast<ptrdiff_t>(kPackLanes<C>)) {
     if constexpr (std::is_same_v<T, C>) {
       std::memcpy(&v, p, sizeof(v));
@@ -92,11 +105,16 @@ OFLITE_ISA_INLINE void StorePack(T* p, Pack<C> v, size_t count) {
   }
 }
 
-// fn(c, count) for each pack of [0, n): count is kPackLanes<C> but for the last.
+// fn(c, count) for each pack of [0, n): count is kPackLanes<C> but for the last. The whole
+// packs pass count as a constant, so the inlined fn drops its partial-pack branches there.
 template <typename C, typename F>
 OFLITE_ISA_INLINE void ForEachPack(size_t n, const F& fn) {
-  for (size_t c = 0; c < n; c += kPackLanes<C>) {
-    fn(c, n - c < kPackLanes<C> ? n - c : kPackLanes<C>);
+  size_t c = 0;
+  for (; n - c >= kPackLanes<C>; c += kPackLanes<C>) {
+    fn(c, kPackLanes<C>);
+  }
+  if (c < n) {
+    fn(c, n - c);
   }
 }
 

@@ -6,11 +6,13 @@
 #include <cmath>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "ep/cpu/parallel_for.h"
 #include "ep/cpu/primitive/compute_type.h"
 #include "ep/cpu/primitive/isa_clones.h"
 #include "ep/cpu/primitive/pack.h"
+#include "ep/cpu/primitive/streaming_store.h"
 #include "ep/cpu/primitive/vector_exp.h"
 #include "primitive/softmax_backward.h"
 
@@ -53,76 +55,91 @@ OFLITE_ISA_INLINE double Total(CompensatedPacks<C> packs) {
   }
 }
 
-// The sum of fn(c, count) (a pack of terms for columns [c, c + count), lanes past count 0)
-// over a row. Terms add up in the compute type, lane by lane, per block of kBlock columns; the
-// lanes then fold with compensation and block totals join in double. kCompensateLanes keeps
-// the lanes' rounding errors too, for log_softmax: with float sums of 1 + small terms, the log
-// of the rounded sum loses the outputs near 0.
-template <bool kCompensateLanes, typename C, typename F>
-OFLITE_ISA_INLINE double SumRow(size_t cols, const F& fn) {
+// The sum of a row's terms: add(c, count, block) adds the terms of columns [c, c + count) to
+// the packs `block`, lane by lane, per block of kBlock columns; the lanes then fold with
+// compensation and block totals join in double.
+template <typename C, typename F>
+OFLITE_ISA_INLINE double SumRow(size_t cols, const F& add) {
   constexpr size_t kBlock = 1024;
   double total = 0;
   for (size_t begin = 0; begin < cols; begin += kBlock) {
     CompensatedPacks<C> block;
-    ForEachPack<C>(std::min(kBlock, cols - begin), [&](size_t c, size_t count) {
-      if constexpr (kCompensateLanes) {
-        block.Add(fn(begin + c, count));
-      } else {
-        block.sum += fn(begin + c, count);
-      }
-    });
-    if constexpr (kCompensateLanes) {
-      total += Total(block);
-    } else {
-      total += FoldLanes<C>(block.sum, [](Pack<C> a, Pack<C> b) { return a + b; });
-    }
+    ForEachPack<C>(std::min(kBlock, cols - begin),
+                   [&](size_t c, size_t count) OFLITE_ISA_LAMBDA { add(begin + c, count, block); });
+    total += Total(block);
   }
   return total;
 }
 
 // The row's max. NaNs are skipped here (comparisons with NaN are false); they reach every
-// output through the sum of exponentials.
+// output through the sum of exponentials. kWays running maxes, so that the loop is not one
+// chain of dependent comparisons.
 template <typename T>
 OFLITE_ISA_INLINE ComputeType<T> RowMax(const T* x, size_t cols, const T* x_end) {
   using C = ComputeType<T>;
+  constexpr size_t kWays = 4, kStep = kWays * kPackLanes<C>;
   const C lowest = -INFINITY;
-  Pack<C> lanes = Pack<C>{} + lowest;
-  ForEachPack<C>(cols, [&](size_t c, size_t count) {
-    const Pack<C> v = LoadPack<C>(x + c, count, lowest, x_end);
-    lanes = v > lanes ? v : lanes;
+  const auto max = [](Pack<C> a, Pack<C> b) OFLITE_ISA_LAMBDA { return a > b ? a : b; };
+  Pack<C> lanes[kWays];
+  for (Pack<C>& way : lanes) {
+    way = Pack<C>{} + lowest;
+  }
+  size_t begin = 0;
+  for (; cols - begin >= kStep; begin += kStep) {
+    for (size_t w = 0; w < kWays; ++w) {
+      lanes[w] =
+          max(LoadPack<C>(x + begin + w * kPackLanes<C>, kPackLanes<C>, lowest, x_end), lanes[w]);
+    }
+  }
+  ForEachPack<C>(cols - begin, [&](size_t c, size_t count) OFLITE_ISA_LAMBDA {
+    lanes[0] = max(LoadPack<C>(x + begin + c, count, lowest, x_end), lanes[0]);
   });
-  return FoldLanes<C>(lanes, [](Pack<C> a, Pack<C> b) { return a > b ? a : b; });
+  return FoldLanes<C>(max(max(lanes[0], lanes[1]), max(lanes[2], lanes[3])), max);
 }
 
-// One row forward: max, exp(x - max) summed (kept in y where y holds the compute type), then
-// y = e / sum for softmax or y = x - max - log(sum) for log_softmax.
-template <SoftmaxAlgorithm kAlgorithm, typename T>
-OFLITE_ISA_INLINE void ForwardRow(const T* x, T* y, size_t cols, const T* x_end) {
+// One row forward: max, e = exp(x - max) summed and kept in `keep` (y itself where y holds the
+// compute type and is not streamed), then y = e / sum for softmax or y = x - max - log(sum) for
+// log_softmax, written with non-temporal stores when kStream.
+template <SoftmaxAlgorithm kAlgorithm, bool kStream, typename T>
+OFLITE_ISA_INLINE void ForwardRow(const T* x, T* y, size_t cols, const T* x_end,
+                                  ComputeType<T>* keep) {
   using C = ComputeType<T>;
   const C max = RowMax(x, cols, x_end);
   constexpr bool kSoftmax = kAlgorithm == SoftmaxAlgorithm::kSoftmax;
-  constexpr bool kKeepExp = kSoftmax && std::is_same_v<T, C>;
-  const auto exp_of = [&](size_t c, size_t count) {
-    return VectorExp(LoadPack<C>(x + c, count, C(0), x_end) - max);
-  };
-  const double sum = SumRow<!kSoftmax, C>(cols, [&](size_t c, size_t count) {
-    const Pack<C> e = exp_of(c, count);
-    if constexpr (kKeepExp) {
-      StorePack<C>(y + c, e, count);
-    }
-    return count == kPackLanes<C> ? e : KeepLanes<C>(e, count, C(0));
-  });
+  const double sum =
+      SumRow<C>(cols, [&](size_t c, size_t count, CompensatedPacks<C>& block) OFLITE_ISA_LAMBDA {
+        // Lanes past count get -inf, whose exponential is 0.
+        const Pack<C> d = LoadPack<C>(x + c, count, C(-INFINITY), x_end) - max;
+        const Pack<C> e = VectorExp(d);
+        if constexpr (kSoftmax) {
+          StorePack<C>(keep + c, e, count);
+          block.sum += e;
+        } else {
+          // The max's own terms (exactly 1) are counted apart, in the error packs, so the rest sum
+          // with their own precision: the log of a rounded 1 + small terms would lose the outputs
+          // near 0.
+          const auto at_max = d == C(0);
+          block.sum += at_max ? C(0) : e;
+          block.error += at_max ? C(1) : C(0);
+        }
+      });
   // (x - max) - log(sum), not x - (max + log(sum)): outputs near 0 keep their relative precision.
   const C inv = static_cast<C>(1 / sum), log_sum = static_cast<C>(std::log(sum));
-  ForEachPack<C>(cols, [&](size_t c, size_t count) {
-    if constexpr (kKeepExp) {  // y past the row may be another thread's: read only the row
-      StorePack<C>(y + c, LoadPack<C>(y + c, count, C(0), y + c + count) * inv, count);
-    } else if constexpr (kSoftmax) {
-      StorePack<C>(y + c, exp_of(c, count) * inv, count);
-    } else {
-      StorePack<C>(y + c, (LoadPack<C>(x + c, count, C(0), x_end) - max) - log_sum, count);
-    }
-  });
+  const auto write = [&](T* dst, int64_t first, int64_t n) OFLITE_ISA_LAMBDA {
+    ForEachPack<C>(static_cast<size_t>(n), [&](size_t i, size_t count) OFLITE_ISA_LAMBDA {
+      const size_t c = static_cast<size_t>(first) + i;
+      if constexpr (kSoftmax) {  // keep past the row may be another thread's y: read only the row
+        StorePack<C>(dst + i, LoadPack<C>(keep + c, count, C(0), keep + c + count) * inv, count);
+      } else {
+        StorePack<C>(dst + i, (LoadPack<C>(x + c, count, C(0), x_end) - max) - log_sum, count);
+      }
+    });
+  };
+  if constexpr (kStream) {
+    StreamOutput(y, 0, static_cast<int64_t>(cols), write);
+  } else {
+    write(y, 0, static_cast<int64_t>(cols));
+  }
 }
 
 // One row backward: softmax needs sum(dy * y), log_softmax sum(dy).
@@ -131,11 +148,12 @@ OFLITE_ISA_INLINE void BackwardRow(const T* y, const T* dy, T* dx, size_t cols, 
                                    const T* dy_end) {
   using C = ComputeType<T>;
   constexpr bool kSoftmax = kAlgorithm == SoftmaxAlgorithm::kSoftmax;
-  const C sum = static_cast<C>(SumRow<false, C>(cols, [&](size_t c, size_t count) {
-    const Pack<C> dyc = LoadPack<C>(dy + c, count, C(0), dy_end);
-    return kSoftmax ? dyc * LoadPack<C>(y + c, count, C(0), y_end) : dyc;
-  }));
-  ForEachPack<C>(cols, [&](size_t c, size_t count) {
+  const C sum = static_cast<C>(
+      SumRow<C>(cols, [&](size_t c, size_t count, CompensatedPacks<C>& block) OFLITE_ISA_LAMBDA {
+        const Pack<C> dyc = LoadPack<C>(dy + c, count, C(0), dy_end);
+        block.sum += kSoftmax ? dyc * LoadPack<C>(y + c, count, C(0), y_end) : dyc;
+      }));
+  ForEachPack<C>(cols, [&](size_t c, size_t count) OFLITE_ISA_LAMBDA {
     const Pack<C> yc = LoadPack<C>(y + c, count, C(0), y_end);
     const Pack<C> dyc = LoadPack<C>(dy + c, count, C(0), dy_end);
     StorePack<C>(dx + c, kSoftmax ? yc * (dyc - sum) : dyc - VectorExp(yc) * sum, count);
@@ -184,10 +202,18 @@ OFLITE_ISA_CLONES void ForwardShortRows(const T* x, T* y, size_t rows, size_t co
 
 // x_end: where the input may be read up to, the end of these rows (with y == x, rows past
 // them are another thread's output).
-template <SoftmaxAlgorithm kAlgorithm, typename T>
-OFLITE_ISA_CLONES void ForwardRows(const T* x, T* y, size_t rows, size_t cols, const T* x_end) {
+// scratch: a row of the compute type, where exponentials are kept when y cannot keep them.
+template <SoftmaxAlgorithm kAlgorithm, bool kStream, typename T>
+OFLITE_ISA_CLONES void ForwardRows(const T* x, T* y, size_t rows, size_t cols, const T* x_end,
+                                   ComputeType<T>* scratch) {
+  constexpr bool kKeepInY = std::is_same_v<T, ComputeType<T>> && !kStream;
   for (size_t r = 0; r < rows; ++r) {
-    ForwardRow<kAlgorithm>(x + r * cols, y + r * cols, cols, x_end);
+    T* row_y = y + r * cols;
+    ComputeType<T>* keep = scratch;
+    if constexpr (kKeepInY) {
+      keep = row_y;
+    }
+    ForwardRow<kAlgorithm, kStream>(x + r * cols, row_y, cols, x_end, keep);
   }
 }
 
@@ -225,8 +251,21 @@ struct Forward {
                                        cols);
           return;
         }
-        ForwardRows<kAlgorithm>(in + first * cols, static_cast<T*>(y) + first * cols, count, cols,
-                                in + (first + count) * cols);
+        T* out = static_cast<T*>(y) + first * cols;
+        const T* in_end = in + (first + count) * cols;
+        // Grows to the longest row this thread has seen; kept for the calls after.
+        thread_local std::vector<ComputeType<T>> scratch;
+        scratch.resize(std::max(scratch.size(), cols));
+        // softmax's last pass reads e back from the cache; streaming y through the scratch row
+        // instead measured slower. log_softmax's last pass is y's first write: it streams.
+        if (kAlgorithm == SoftmaxAlgorithm::kLogSoftmax &&
+            StreamsOutput(static_cast<int64_t>(rows * cols * sizeof(T)))) {
+          ForwardRows<kAlgorithm, true>(in + first * cols, out, count, cols, in_end,
+                                        scratch.data());
+        } else {
+          ForwardRows<kAlgorithm, false>(in + first * cols, out, count, cols, in_end,
+                                         scratch.data());
+        }
       });
       return Ok();
     }

@@ -13,40 +13,35 @@
 namespace oflite {
 namespace ep {
 
-// e^x for each lane of a float pack within 2 ulp: x = n ln2 + r with |r| <= ln2 / 2, e^r by a
-// degree-6 polynomial, 2^n put straight into the exponent bits. Below -87.3 the result is 0 (float
-// would go subnormal there), above 88.37 inf, NaN stays NaN; selects only and no float-to-int
-// conversion, so nothing overflows.
+// e^x for each lane of a float pack within 1 ulp (1.2 without FMA): x = n ln2 + r with
+// |r| <= ln2 / 2, e^r by a degree-6 minimax polynomial, 2^n put straight into the exponent bits.
+// x is clamped first, so that n stays in [-127, 128]: n = -127 gives exponent bits 0 (e^x = 0
+// below -88, where float goes subnormal), n = 128 gives inf (from 88.38 on, within a factor of
+// 1.42 of float's max). NaN passes the clamps (comparisons with it are false) and stays NaN; no
+// selects after the polynomial, and no float-to-int conversion, so nothing overflows.
 OFLITE_ISA_INLINE Pack<float> VectorExp(Pack<float> x) {
   using F = Pack<float>;
-  // Above 127.5 ln 2, n would be 128 and 2^n overflow: inf there, though e^x stays finite up
-  // to 88.72 (softmax's and log_softmax's arguments are at most 0).
-  const F hi = F{} + 88.37f, lo = F{} + -87.3f;
+  const F hi = F{} + 88.8f, lo = F{} + -88.0f;
   const F round = F{} + 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
-  F clamped = x > hi ? hi : x;        // comparisons with NaN are false: NaN is kept
+  F clamped = x > hi ? hi : x;
   clamped = clamped < lo ? lo : clamped;
   const F shifted = clamped * 1.44269504088896341f + round;
   const F n = shifted - round;
   const F r = clamped - n * 0.693359375f - n * -2.12194440e-4f;
-  F p = F{} + 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * r * r + r + 1.0f;
+  // 1 + r + r^2 q(r), q of degree 4 fitted to relative error 3e-9 on |r| <= ln2 / 2.
+  F p = F{} + 1.381461276e-03f;
+  p = p * r + 8.368710056e-03f;
+  p = p * r + 4.166838899e-02f;
+  p = p * r + 1.666652113e-01f;
+  p = p * r + 4.999999404e-01f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
   Pack<uint32_t> bits;
   std::memcpy(&bits, &shifted, sizeof(bits));  // the low mantissa bits hold n
   bits = (bits + 127u) << 23u;
   F scale;
   std::memcpy(&scale, &bits, sizeof(scale));
-  // Both tests on x before any select: GCC scalarizes a select whose mask it must recompute
-  // from a value another select produced.
-  const auto above = x > hi;
-  const auto below = x < lo;
-  F result = p * scale;
-  result = above ? F{} + INFINITY : result;
-  return below ? F{} : result;
+  return p * scale;
 }
 
 // double keeps libm's accuracy, lane by lane.
