@@ -35,6 +35,9 @@ DataType ComputeDtype(BinaryOp op, DataType promoted) {
 }
 
 Maybe<Tensor> DispatchBinary(BinaryOp op, const Tensor& x, const Tensor& y, DataType dtype) {
+  if (x.dtype() == dtype && y.dtype() == dtype) {  // the common call: no copies of x and y
+    return DispatchOne(primitive::BinaryOpName(op), {x, y});
+  }
   Tensor a, b;
   OFLITE_ASSIGN_OR_RETURN(a, CastIfNeeded(x, dtype));
   OFLITE_ASSIGN_OR_RETURN(b, CastIfNeeded(y, dtype));

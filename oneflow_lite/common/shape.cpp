@@ -8,7 +8,10 @@ void DimVector::assign(const int64_t* begin, const int64_t* end) {
   size_ = static_cast<size_t>(end - begin);
   if (size_ <= kInline) {
     spill_.clear();
-    std::copy(begin, end, inline_);
+    // Element by element: shapes are short, and a library copy costs more than the copy here.
+    for (size_t i = 0; i < size_; ++i) {
+      inline_[i] = begin[i];
+    }
   } else {
     spill_.assign(begin, end);
   }
