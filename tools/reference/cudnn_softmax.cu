@@ -1,7 +1,8 @@
 // Same-run reference for `oflite bench softmax` / `log_softmax`: cudnnSoftmaxForward (instance
-// mode, ACCURATE or LOG) on rows = 49152, float32 and float16 (the reference table in docs/BENCHMARKS.md has no cuDNN bfloat16
-// column). Timed as oflite bench times: CUDA events, a 512 MB fill kernel writing rep + 1 before
-// each rep, median of 50 reps after 10 warm-up calls; GB/s = 2 x tensor bytes / time.
+// mode, ACCURATE or LOG) on rows = 49152, float32 and float16 (the reference table in
+// docs/BENCHMARKS.md has no cuDNN bfloat16 column). Timed as oflite bench times: CUDA events, a 512
+// MB fill kernel writing rep + 1 before each rep, median of 50 reps after 10 warm-up calls; GB/s =
+// 2 x tensor bytes / time.
 //
 // Not built by CMake (cuDNN is on the GPU machine, not here). There:
 //   nvcc -O2 -std=c++17 -arch=sm_90 tools/reference/cudnn_softmax.cu -lcudnn -o cudnn_softmax
