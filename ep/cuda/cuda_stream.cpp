@@ -2,6 +2,8 @@
 
 #include <memory>
 
+#include "primitive/primitive.h"
+
 namespace oflite {
 namespace ep {
 
@@ -63,6 +65,11 @@ Maybe<void*> CudaStream::NativeHandle() {
 }
 
 Maybe<void> CudaStream::SetDevice() const {
+  // Reading the current device is a thread-local lookup; setting it costs more on every call.
+  int current = -1;
+  if (cudaGetDevice(&current) == cudaSuccess && current == device_index_) {
+    return Ok();
+  }
   return CudaCheck(cudaSetDevice(device_index_), "cudaSetDevice");
 }
 
@@ -109,13 +116,29 @@ Maybe<void*> CudaStream::cublas_lt_workspace() {
   return cublas_lt_workspace_;
 }
 
-Maybe<CudaStream*> ActiveCudaStream(Stream* stream, const std::string& primitive) {
-  OFLITE_CHECK_OR_RETURN(stream != nullptr && stream->device_type() == DeviceType::kCUDA,
-                         ValueError)
-      << primitive << ": needs a cuda stream";
+namespace {
+
+bool IsCudaStream(const Stream* stream) {
+  return stream != nullptr && stream->device_type() == DeviceType::kCUDA;
+}
+
+Maybe<CudaStream*> MakeCurrent(Stream* stream) {
   auto* cuda_stream = static_cast<CudaStream*>(stream);
   OFLITE_JUST(cuda_stream->SetDevice());
   return cuda_stream;
+}
+
+}  // namespace
+
+Maybe<CudaStream*> ActiveCudaStream(Stream* stream, const primitive::Primitive& primitive) {
+  OFLITE_CHECK_OR_RETURN(IsCudaStream(stream), ValueError)
+      << primitive.name() << ": needs a cuda stream";
+  return MakeCurrent(stream);
+}
+
+Maybe<CudaStream*> ActiveCudaStream(Stream* stream, const char* primitive) {
+  OFLITE_CHECK_OR_RETURN(IsCudaStream(stream), ValueError) << primitive << ": needs a cuda stream";
+  return MakeCurrent(stream);
 }
 
 }  // namespace ep

@@ -16,6 +16,9 @@
 #include "oneflow_lite/ep/stream.h"
 
 namespace oflite {
+namespace primitive {
+class Primitive;
+}  // namespace primitive
 namespace ep {
 
 // DeviceError carrying CUDA's own error string; `what` names the failed call.
@@ -25,8 +28,10 @@ Maybe<void> CublasCheck(cublasStatus_t status, const char* what);
 
 class CudaStream;
 // The CUDA stream a primitive was handed, with its device made current (kernels launch on the
-// current device); ValueError naming the primitive for any other stream.
-Maybe<CudaStream*> ActiveCudaStream(Stream* stream, const std::string& primitive);
+// current device); ValueError naming the primitive for any other stream. The primitive's name is
+// built only for that error: it is a string made anew on each call.
+Maybe<CudaStream*> ActiveCudaStream(Stream* stream, const primitive::Primitive& primitive);
+Maybe<CudaStream*> ActiveCudaStream(Stream* stream, const char* primitive);
 
 class CudaStream final : public Stream {
  public:

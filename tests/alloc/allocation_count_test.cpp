@@ -1,6 +1,6 @@
 // Heap allocations of steady-state eager calls, counted by replacing the global operator new
-// in this executable (hence a test binary of its own): after warm-up, a CPU call of Add or
-// Softmax allocates only its output tensor's storage record.
+// in this executable (hence a test binary of its own): after warm-up, a CPU or CUDA call of Add
+// or Softmax allocates only its output tensor's storage record.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -8,6 +8,7 @@
 #include <new>
 
 #include "functional/functional.h"
+#include "oneflow_lite/ep/device.h"
 #include "tests/support/test_util.h"
 
 namespace {
@@ -54,19 +55,33 @@ long AllocationsPerCall(Call call) {
   return after - before;
 }
 
-TEST(AllocationCountTest, SteadyStateCpuAddAllocatesOnlyItsOutput) {
-  const Tensor a = Unwrap(Tensor::Full(Shape{1}, 1.5, DataType::kFloat32));
+class AllocationCountTest : public ::testing::TestWithParam<DeviceType> {
+ protected:
+  void SetUp() override {
+    if (ep::DeviceCount(GetParam()) == 0) {
+      GTEST_SKIP() << "no " << DeviceTypeName(GetParam()) << " device visible";
+    }
+  }
+  Device device() const { return Device(GetParam(), 0); }
+};
+
+TEST_P(AllocationCountTest, SteadyStateAddAllocatesOnlyItsOutput) {
+  const Tensor a = Unwrap(Tensor::Full(Shape{1}, 1.5, DataType::kFloat32, device()));
   const long count = AllocationsPerCall([&] { return functional::Add(a, a); });
   EXPECT_LE(count, kCalls * kAllocationsPerOutput);
   EXPECT_GE(count, kCalls);  // the counter sees the outputs: it is counting
 }
 
-TEST(AllocationCountTest, SteadyStateCpuSoftmaxAllocatesOnlyItsOutput) {
-  const Tensor x = Unwrap(Tensor::Full(Shape{8, 128}, 0.25, DataType::kFloat32));
+TEST_P(AllocationCountTest, SteadyStateSoftmaxAllocatesOnlyItsOutput) {
+  const Tensor x = Unwrap(Tensor::Full(Shape{8, 128}, 0.25, DataType::kFloat32, device()));
   const long count = AllocationsPerCall([&] { return functional::Softmax(x, -1); });
   EXPECT_LE(count, kCalls * kAllocationsPerOutput);
   EXPECT_GE(count, kCalls);
 }
+
+INSTANTIATE_TEST_SUITE_P(Devices, AllocationCountTest,
+                         ::testing::Values(DeviceType::kCPU, DeviceType::kCUDA),
+                         [](const auto& info) { return std::string(DeviceTypeName(info.param)); });
 
 }  // namespace
 }  // namespace oflite

@@ -294,7 +294,7 @@ class CudaBatchMatmul final : public primitive::BatchMatmul {
                      const void* a, int64_t stride_a, const void* b, int64_t stride_b, double beta,
                      void* c, int64_t stride_c) override {
     CudaStream* cuda_stream = nullptr;
-    OFLITE_ASSIGN_OR_RETURN(cuda_stream, ActiveCudaStream(stream, name()));
+    OFLITE_ASSIGN_OR_RETURN(cuda_stream, ActiveCudaStream(stream, *this));
     if (batch == 0 || m == 0 || n == 0) {  // nothing to write: the strides do not matter
       path_ = "empty";
       return Ok();
@@ -327,7 +327,7 @@ class CudaBatchMatmul final : public primitive::BatchMatmul {
                             double leaky_alpha, void* c) override {
     using primitive::BiasActivation;
     CudaStream* cuda_stream = nullptr;
-    OFLITE_ASSIGN_OR_RETURN(cuda_stream, ActiveCudaStream(stream, name()));
+    OFLITE_ASSIGN_OR_RETURN(cuda_stream, ActiveCudaStream(stream, *this));
     if (m == 0 || n == 0) {
       path_ = "empty";
       return Ok();

@@ -145,7 +145,7 @@ Maybe<void> CudaBroadcastElementwiseBinaryBase::Launch(Stream* stream, size_t nu
   namespace k = elementwise_kernels;
   last_plan_ = k::BinaryPlan();
   CudaStream* cuda_stream = nullptr;
-  OFLITE_ASSIGN_OR_RETURN(cuda_stream, ActiveCudaStream(stream, name()));
+  OFLITE_ASSIGN_OR_RETURN(cuda_stream, ActiveCudaStream(stream, *this));
   OFLITE_CHECK_OR_RETURN(std::max(num_src0_dims, num_src1_dims) <= max_rank_, ValueError)
       << name() << ": operands of rank " << num_src0_dims << " and " << num_src1_dims
       << " exceed the rank this primitive was made for (" << max_rank_ << ")";
@@ -176,7 +176,7 @@ Maybe<void> CudaBroadcastElementwiseBinaryBase::LaunchWithScalar(Stream* stream,
   namespace k = elementwise_kernels;
   last_plan_ = k::BinaryPlan();
   int pack = 1;
-  OFLITE_JUST(LaunchElementwiseOnStream(stream, name(), count, [&](const k::LaunchParams& params) {
+  OFLITE_JUST(LaunchElementwiseOnStream(stream, *this, count, [&](const k::LaunchParams& params) {
     return LaunchScalar(params, scalar, scalar_first, src, dst, static_cast<int64_t>(count), &pack);
   }));
   if (count > 0) {

@@ -10,6 +10,7 @@
 
 #include "ep/cuda/cuda_stream.h"
 #include "ep/cuda/primitive/elementwise.cuh"
+#include "primitive/primitive.h"
 
 namespace oflite {
 namespace ep {
@@ -17,8 +18,8 @@ namespace ep {
 // Runs launch(params) for count elements on stream, which must be a CUDA stream (ValueError
 // naming the primitive); count 0 launches nothing.
 template <typename F>
-Maybe<void> LaunchElementwiseOnStream(Stream* stream, const std::string& primitive, size_t count,
-                                      F launch) {
+Maybe<void> LaunchElementwiseOnStream(Stream* stream, const primitive::Primitive& primitive,
+                                      size_t count, F launch) {
   CudaStream* cuda_stream = nullptr;
   OFLITE_ASSIGN_OR_RETURN(cuda_stream, ActiveCudaStream(stream, primitive));
   if (count == 0) {
@@ -27,7 +28,11 @@ Maybe<void> LaunchElementwiseOnStream(Stream* stream, const std::string& primiti
   const CudaDeviceProperties& properties = cuda_stream->properties();
   const elementwise_kernels::LaunchParams params{cuda_stream->cuda_stream(), properties.sm_count,
                                                  properties.max_threads_per_sm};
-  return CudaCheck(launch(params), (primitive + " launch").c_str());
+  const cudaError_t status = launch(params);
+  if (status != cudaSuccess) {  // the name is built for the error only
+    return CudaCheck(status, (primitive.name() + " launch").c_str());
+  }
+  return Ok();
 }
 
 // A primitive whose Launch(stream, src, dst, count) runs one kernel over count contiguous
@@ -51,7 +56,7 @@ class CudaPackedPrimitive : public Interface {
     last_pack_ = 0;
     int pack = 0;
     OFLITE_JUST(LaunchElementwiseOnStream(
-        stream, name_, count, [&](const elementwise_kernels::LaunchParams& params) {
+        stream, *this, count, [&](const elementwise_kernels::LaunchParams& params) {
           return LaunchKernel(params, static_cast<int64_t>(count), src, dst, &pack);
         }));
     last_pack_ = pack;

@@ -62,7 +62,7 @@ class CudaFill final : public primitive::Fill {
 
   Maybe<void> Launch(Stream* stream, void* dst, double value, size_t count) override {
     CudaStream* cuda_stream = nullptr;
-    OFLITE_ASSIGN_OR_RETURN(cuda_stream, ActiveCudaStream(stream, name()));
+    OFLITE_ASSIGN_OR_RETURN(cuda_stream, ActiveCudaStream(stream, *this));
     if (count == 0) {
       return Ok();
     }

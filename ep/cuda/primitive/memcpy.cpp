@@ -40,7 +40,7 @@ class CudaMemcpy final : public primitive::Memcpy {
 
   Maybe<void> Launch(Stream* stream, void* dst, const void* src, size_t bytes) override {
     CudaStream* cuda_stream = nullptr;
-    OFLITE_ASSIGN_OR_RETURN(cuda_stream, ActiveCudaStream(stream, name()));
+    OFLITE_ASSIGN_OR_RETURN(cuda_stream, ActiveCudaStream(stream, *this));
     if (bytes == 0) {
       return Ok();
     }

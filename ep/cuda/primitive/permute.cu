@@ -34,7 +34,7 @@ class CudaPermute final : public primitive::Permute {
                      const int64_t* perm, void* dst) override {
     last_path_ = permute_kernels::PermutePath::kNone;
     CudaStream* cuda_stream = nullptr;
-    OFLITE_ASSIGN_OR_RETURN(cuda_stream, ActiveCudaStream(stream, name()));
+    OFLITE_ASSIGN_OR_RETURN(cuda_stream, ActiveCudaStream(stream, *this));
     OFLITE_CHECK_OR_RETURN(num_dims <= static_cast<size_t>(permute_kernels::kMaxDims),
                            NotImplemented)
         << name() << ": rank " << num_dims << " is above the supported "
