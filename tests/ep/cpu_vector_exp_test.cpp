@@ -76,6 +76,42 @@ TEST(CpuVectorExp, SpecialValues) {
   EXPECT_FLOAT_EQ(PackExp(88.3f), static_cast<float>(std::exp(static_cast<double>(88.3f))));
 }
 
+// The softmax variant, which leaves out the upper clamp, agrees bit for bit wherever its
+// contract holds: every float <= 0 (every 7th), -inf, NaN.
+TEST(CpuVectorExp, NonPositiveVariantMatchesOnItsDomain) {
+  Pack<float> xs{};
+  size_t filled = 0, mismatches = 0;
+  float first_mismatch = 0;
+  const auto check = [&]() {
+    const Pack<float> general = ep::VectorExp(xs);
+    const Pack<float> variant = ep::VectorExp</*kNonPositive=*/true>(xs);
+    for (size_t l = 0; l < filled; ++l) {
+      if (std::memcmp(&general[l], &variant[l], sizeof(float)) != 0) {
+        first_mismatch = mismatches++ == 0 ? xs[l] : first_mismatch;
+      }
+    }
+    filled = 0;
+  };
+  const auto add = [&](float x) {
+    xs[filled++] = x;
+    if (filled == kPackLanes<float>) {
+      check();
+    }
+  };
+  for (uint64_t bits = 0x80000000u; bits <= 0xff800000u; bits += 7) {  // -0 down to -inf
+    float x;
+    const uint32_t b = static_cast<uint32_t>(bits);
+    std::memcpy(&x, &b, sizeof(x));
+    add(x);
+  }
+  add(0.0f);
+  add(-std::numeric_limits<float>::infinity());
+  add(std::numeric_limits<float>::quiet_NaN());
+  add(-std::numeric_limits<float>::quiet_NaN());
+  check();
+  EXPECT_EQ(mismatches, 0u) << "first at x = " << first_mismatch;
+}
+
 }  // namespace
 }  // namespace test
 }  // namespace oflite

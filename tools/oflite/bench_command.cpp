@@ -24,6 +24,7 @@
 // b and a bias of (N), and reports TFLOP/s the same way (the bias and the activation's work not
 // counted).
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -96,11 +97,18 @@ Maybe<Timing> MakeTiming(const Device& device) {
   return timing;
 }
 
+// Untimed CPU calls go on until this much time has passed as well: in a fresh process the
+// first tens of milliseconds of a parallel call run slower (threads and clocks still waking).
+constexpr std::chrono::milliseconds kMinCpuWarmup{200};
+
 // Median milliseconds of `call` over reps, after warmup, flushing before each rep.
 template <typename Call>
 Maybe<double> TimeMedian(Timing* timing, const Device& device, int warmup, int reps, Call call) {
   OFLITE_CHECK_OR_RETURN(reps >= 1, ValueError) << "bench: needs at least one rep";
-  for (int i = 0; i < warmup; ++i) {
+  const auto warm_until = std::chrono::steady_clock::now() + kMinCpuWarmup;
+  for (int i = 0; i < warmup || (warmup > 0 && device.type() == DeviceType::kCPU &&
+                                 std::chrono::steady_clock::now() < warm_until);
+       ++i) {
     OFLITE_JUST(call());
   }
   std::unique_ptr<ep::Event> start, end;

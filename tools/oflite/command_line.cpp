@@ -26,7 +26,8 @@ void AddBench(CLI::App* app, BenchOptions* o) {
       "--arg", o->args,
       "NAME=VALUE argument; <input>_shape=D0,D1 gives that input its own shape (y_shape=8192,1)");
   bench->add_option("--device", o->device, "cpu or cuda[:N] (default: cuda:0 if any)");
-  bench->add_option("--warmup", o->warmup, "untimed calls first");
+  bench->add_option("--warmup", o->warmup,
+                    "untimed calls first (on the CPU, also at least 0.2 s of them)");
   bench->add_option("--reps", o->reps, "timed calls (the median is reported)");
   bench->add_flag("--json", o->json, "one JSON object per result");
   bench->add_option("--sweep", o->sweep, "softmax: the rows=49152 sweep in docs/BENCHMARKS.md");

@@ -110,7 +110,7 @@ OFLITE_ISA_INLINE void ForwardRow(const T* x, T* y, size_t cols, const T* x_end,
       SumRow<C>(cols, [&](size_t c, size_t count, CompensatedPacks<C>& block) OFLITE_ISA_LAMBDA {
         // Lanes past count get -inf, whose exponential is 0.
         const Pack<C> d = LoadPack<C>(x + c, count, C(-INFINITY), x_end) - max;
-        const Pack<C> e = VectorExp(d);
+        const Pack<C> e = VectorExp</*kNonPositive=*/true>(d);
         if constexpr (kSoftmax) {
           StorePack<C>(keep + c, e, count);
           block.sum += e;
@@ -119,8 +119,8 @@ OFLITE_ISA_INLINE void ForwardRow(const T* x, T* y, size_t cols, const T* x_end,
           // with their own precision: the log of a rounded 1 + small terms would lose the outputs
           // near 0.
           const auto at_max = d == C(0);
-          block.sum += at_max ? C(0) : e;
-          block.error += at_max ? C(1) : C(0);
+          block.sum = at_max ? block.sum : block.sum + e;
+          block.error = at_max ? block.error + C(1) : block.error;
         }
       });
   // (x - max) - log(sum), not x - (max + log(sum)): outputs near 0 keep their relative precision.
@@ -182,7 +182,7 @@ OFLITE_ISA_CLONES void ForwardShortRows(const T* x, T* y, size_t rows, size_t co
     CompensatedPacks<C> sum;  // log_softmax needs the error term, as SumRow says
     for (size_t j = 0; j < cols; ++j) {
       column[j] -= max;
-      sum.Add(VectorExp(column[j]));
+      sum.Add(VectorExp</*kNonPositive=*/true>(column[j]));
     }
     Pack<C> scale;
     for (size_t l = 0; l < kLanes; ++l) {
@@ -191,8 +191,9 @@ OFLITE_ISA_CLONES void ForwardShortRows(const T* x, T* y, size_t rows, size_t co
           static_cast<C>(kAlgorithm == SoftmaxAlgorithm::kSoftmax ? 1 / total : std::log(total));
     }
     for (size_t j = 0; j < cols; ++j) {
-      const Pack<C> result = kAlgorithm == SoftmaxAlgorithm::kSoftmax ? VectorExp(column[j]) * scale
-                                                                      : column[j] - scale;
+      const Pack<C> result = kAlgorithm == SoftmaxAlgorithm::kSoftmax
+                                 ? VectorExp</*kNonPositive=*/true>(column[j]) * scale
+                                 : column[j] - scale;
       for (size_t l = 0; l < count; ++l) {
         out[l * cols + j] = static_cast<T>(result[l]);
       }

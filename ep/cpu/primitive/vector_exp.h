@@ -19,11 +19,16 @@ namespace ep {
 // below -88, where float goes subnormal), n = 128 gives inf (from 88.38 on, within a factor of
 // 1.42 of float's max). NaN passes the clamps (comparisons with it are false) and stays NaN; no
 // selects after the polynomial, and no float-to-int conversion, so nothing overflows.
+// kNonPositive: every lane is <= 0 or NaN (softmax's x - max), so the upper clamp is left out.
+template <bool kNonPositive = false>
 OFLITE_ISA_INLINE Pack<float> VectorExp(Pack<float> x) {
   using F = Pack<float>;
   const F hi = F{} + 88.8f, lo = F{} + -88.0f;
   const F round = F{} + 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
-  F clamped = x > hi ? hi : x;
+  F clamped = x;
+  if constexpr (!kNonPositive) {
+    clamped = x > hi ? hi : x;
+  }
   clamped = clamped < lo ? lo : clamped;
   const F shifted = clamped * 1.44269504088896341f + round;
   const F n = shifted - round;
@@ -45,6 +50,7 @@ OFLITE_ISA_INLINE Pack<float> VectorExp(Pack<float> x) {
 }
 
 // double keeps libm's accuracy, lane by lane.
+template <bool kNonPositive = false>
 OFLITE_ISA_INLINE Pack<double> VectorExp(Pack<double> x) {
   for (size_t l = 0; l < kPackLanes<double>; ++l) {
     x[l] = std::exp(x[l]);
