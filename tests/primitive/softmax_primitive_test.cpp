@@ -158,6 +158,40 @@ TEST(SoftmaxPrimitive, StreamedLogSoftmaxMatchesRowByRow) {
   }
 }
 
+// Rows whose max dominates (the sum of exponentials just above 1, as in a confident
+// classifier's logits): log_softmax's outputs near 0 keep float's relative precision against a
+// double reference, at every row length and with the max in any lane, or tied.
+TEST(SoftmaxPrimitive, LogSoftmaxKeepsOutputsNearZeroWhereTheMaxDominates) {
+  auto p =
+      primitive::NewPrimitive<primitive::LogSoftmaxFactory>(DeviceType::kCPU, DataType::kFloat32);
+  for (const size_t cols : {size_t{17}, size_t{1000}, size_t{1024}, size_t{32000}}) {
+    for (const size_t at : {size_t{0}, cols / 2 + 5, cols - 1}) {
+      for (const bool tie : {false, true}) {
+        std::vector<float> x(cols);
+        for (size_t j = 0; j < cols; ++j) {  // terms about e^-13 each, of varied mantissas
+          x[j] = -13.0f + 0.5f * static_cast<float>(std::sin(0.7 * static_cast<double>(j)));
+        }
+        x[at] = 2.0f;
+        if (tie) {
+          x[cols / 3] = 2.0f;
+        }
+        std::vector<float> y(cols, NAN);
+        ASSERT_TRUE(p->Launch(CpuStream(), 1, cols, x.data(), y.data()).ok());
+        double sum = 0;
+        for (const float v : x) {
+          sum += std::exp(static_cast<double>(v) - 2.0);
+        }
+        for (size_t j = 0; j < cols; ++j) {
+          const double expected = static_cast<double>(x[j]) - 2.0 - std::log(sum);
+          ASSERT_NEAR(y[j], expected, 2e-6 * std::fabs(expected) + 1e-12)
+              << "cols " << cols << ", max at " << at << (tie ? " and tied" : "") << ", column "
+              << j;
+        }
+      }
+    }
+  }
+}
+
 TEST(SoftmaxPrimitive, FactoryRefusesNonFloatingDtypes) {
   for (DataType dtype :
        {DataType::kInt8, DataType::kUInt8, DataType::kInt32, DataType::kInt64, DataType::kBool}) {

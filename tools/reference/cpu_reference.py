@@ -1,13 +1,19 @@
 #!/usr/bin/env python3
 """Times the CPU calls `oflite bench --device cpu` times, through ONNX Runtime and (where it is
 installed) torch, one JSON object per result in the bench's own format, so that both run in one job.
+With --oflite, those oflite binaries run too, in turns with the libraries: every round times each
+call once through each of them, and each result is the median over the rounds (a shared host's
+speed drifts over a minute more than the gaps being measured).
 
-Usage: cpu_reference.py [--threads N] [--reps R] [--warmup W] [--ir-version V]
+Usage: cpu_reference.py [--oflite BINARY ...] [--rounds N] [--threads N] [--reps R] [--warmup W]
+                        [--ir-version V] [--models DIR [--save-models]]
 Needs: pip install onnxruntime onnx (numpy comes with them); torch is optional.
 """
 import argparse
 import json
+import os
 import statistics
+import subprocess
 import time
 
 import numpy as np
@@ -104,25 +110,46 @@ def main():
     parser.add_argument("--models", help="folder of prebuilt .onnx models (read, or written "
                         "with --save-models)")
     parser.add_argument("--save-models", action="store_true")
+    parser.add_argument("--oflite", nargs="*", default=[], help="oflite binaries to time in turns")
+    parser.add_argument("--rounds", type=int, default=1)
     args = parser.parse_args()
     global args_save
     args_save = args.save_models
     rng = np.random.default_rng(0)
+    timers = []  # (function, shape, library, timer): a timer returns one median in ms
     for function, shape in CALLS:
         arrays = inputs_of(function, shape, rng)
-        makers = [lambda: onnx_session(function, arrays, args.threads, args.ir_version,
-                                       args.models)]
+        calls = [onnx_session(function, arrays, args.threads, args.ir_version, args.models)]
         try:
             import torch  # noqa: F401
-            makers.append(lambda: torch_call(function, arrays, args.threads))
+            calls.append(torch_call(function, arrays, args.threads))
         except ImportError:
             pass
-        for make in makers:
-            call, library = make()
-            ms = median_ms(call, args.warmup, args.reps)
-            print(json.dumps({"function": function, "shape": list(shape), "dtype": "float32",
-                              "device": "cpu", "library": library, "median_ms": round(ms, 4)}),
-                  flush=True)
+        for call, library in calls:
+            timers.append((function, shape, library,
+                           lambda call=call: median_ms(call, args.warmup, args.reps)))
+        for binary in args.oflite:
+            timers.append((function, shape, binary, oflite_timer(binary, function, shape, args)))
+    results = {}
+    for _ in range(args.rounds):
+        for function, shape, library, call in timers:
+            results.setdefault((function, shape, library), []).append(call())
+    for (function, shape, library), times in results.items():
+        print(json.dumps({"function": function, "shape": list(shape), "dtype": "float32",
+                          "device": "cpu", "library": library,
+                          "median_ms": round(statistics.median(times), 4),
+                          "rounds": [round(t, 4) for t in times]}), flush=True)
+
+
+def oflite_timer(binary, function, shape, args):
+    """A timer of one `oflite bench` run: its median ms over the same reps as the libraries."""
+    env = dict(os.environ)
+    if args.threads:
+        env["OFLITE_NUM_THREADS"] = str(args.threads)
+    command = [binary, "bench", function, "--shape", ",".join(map(str, shape)), "--device", "cpu",
+               "--warmup", str(args.warmup), "--reps", str(args.reps), "--json"]
+    return lambda: json.loads(subprocess.run(command, env=env, check=True, capture_output=True,
+                                             text=True).stdout.splitlines()[-1])["median_ms"]
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@
 #   tools/reference/cpu_reference.sh OFLITE [OFLITE_BEFORE]
 #
 # OFLITE is the oflite binary to time; OFLITE_BEFORE (optional) an older build timed in the same
-# job. Also runs build/reference/cpu_gemm_probe (OpenBLAS against oneDNN's sgemm), building it
+# job. Every result is the median of five rounds that time each call through each in turn. Also runs build/reference/cpu_gemm_probe (OpenBLAS against oneDNN's sgemm), building it
 # first where oneDNN's and OpenBLAS's headers are installed. Needs python3 with onnxruntime and
 # onnx (pip install onnxruntime onnx).
 set -euo pipefail
@@ -20,16 +20,9 @@ if [ ! -x "$probe" ] && [ -f /usr/include/oneapi/dnnl/dnnl.h ]; then
     -Wl,-rpath,"/usr/lib/$arch/openblas-openmp" -lopenblas -ldnnl -o "$probe"
 fi
 echo "cores: $(nproc)"
-calls=("softmax --shape 4096,1024" "softmax --shape 1024,32000" "log_softmax --shape 4096,1024"
-  "log_softmax --shape 1024,32000" "add --shape 16777216" "matmul --shape 1024,1024,1024")
-for binary in "$oflite" ${before:+"$before"}; do
-  echo "$binary:"
-  for call in "${calls[@]}"; do
-    # shellcheck disable=SC2086  # each call is a list of arguments
-    "$binary" bench $call --device cpu --warmup 3 --reps 20 --json
-  done
-done
-python3 "$(dirname "$0")/cpu_reference.py" ${OFLITE_ONNX_MODELS:+--models "$OFLITE_ONNX_MODELS"}
+# Five rounds, each timing every call once through each binary and library in turn.
+python3 "$(dirname "$0")/cpu_reference.py" --rounds 5 --oflite "$oflite" ${before:+"$before"} \
+  ${OFLITE_ONNX_MODELS:+--models "$OFLITE_ONNX_MODELS"}
 if [ -x "$probe" ]; then
   "$probe"
   OMP_NUM_THREADS=1 "$probe"

@@ -106,23 +106,37 @@ OFLITE_ISA_INLINE void ForwardRow(const T* x, T* y, size_t cols, const T* x_end,
   using C = ComputeType<T>;
   const C max = RowMax(x, cols, x_end);
   constexpr bool kSoftmax = kAlgorithm == SoftmaxAlgorithm::kSoftmax;
-  const double sum =
-      SumRow<C>(cols, [&](size_t c, size_t count, CompensatedPacks<C>& block) OFLITE_ISA_LAMBDA {
-        // Lanes past count get -inf, whose exponential is 0.
-        const Pack<C> d = LoadPack<C>(x + c, count, C(-INFINITY), x_end) - max;
-        const Pack<C> e = VectorExp</*kNonPositive=*/true>(d);
-        if constexpr (kSoftmax) {
+  // x - max; lanes past count get -inf, whose exponential is 0.
+  const auto diff = [&](size_t c, size_t count) OFLITE_ISA_LAMBDA {
+    return LoadPack<C>(x + c, count, C(-INFINITY), x_end) - max;
+  };
+  double sum = 0;
+  if constexpr (kSoftmax) {
+    sum =
+        SumRow<C>(cols, [&](size_t c, size_t count, CompensatedPacks<C>& block) OFLITE_ISA_LAMBDA {
+          const Pack<C> e = VectorExp</*kNonPositive=*/true>(diff(c, count));
           StorePack<C>(keep + c, e, count);
           block.sum += e;
-        } else {
-          // The max's own terms (exactly 1) are counted apart, in the error packs, so the rest sum
-          // with their own precision: the log of a rounded 1 + small terms would lose the outputs
-          // near 0.
-          const auto at_max = d == C(0);
-          block.sum = at_max ? block.sum : block.sum + e;
-          block.error = at_max ? block.error + C(1) : block.error;
-        }
-      });
+        });
+  } else {
+    sum =
+        SumRow<C>(cols, [&](size_t c, size_t count, CompensatedPacks<C>& block) OFLITE_ISA_LAMBDA {
+          block.sum += VectorExp</*kNonPositive=*/true>(diff(c, count));
+        });
+    // Outputs near 0 occur only where the max's own term (exactly 1) dominates the sum, and
+    // there the rounding of 1 + small terms would lose them: such rows (sum < 2) sum again with
+    // the max's terms counted apart, in the error packs. Elsewhere every |output| >= log 2.
+    if (sum < 2) {
+      sum = SumRow<C>(cols,
+                      [&](size_t c, size_t count, CompensatedPacks<C>& block) OFLITE_ISA_LAMBDA {
+                        const Pack<C> d = diff(c, count);
+                        const Pack<C> e = VectorExp</*kNonPositive=*/true>(d);
+                        const auto at_max = d == C(0);
+                        block.sum = at_max ? block.sum : block.sum + e;
+                        block.error = at_max ? block.error + C(1) : block.error;
+                      });
+    }
+  }
   // (x - max) - log(sum), not x - (max + log(sum)): outputs near 0 keep their relative precision.
   const C inv = static_cast<C>(1 / sum), log_sum = static_cast<C>(std::log(sum));
   const auto write = [&](T* dst, int64_t first, int64_t n) OFLITE_ISA_LAMBDA {
