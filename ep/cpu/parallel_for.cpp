@@ -83,23 +83,27 @@ void ParallelForChunks(int64_t n, int64_t grain, void (*body)(const void*, int64
   if (n <= 0) {
     return;
   }
-  const int64_t chunks =
-      std::min<int64_t>(GetNumThreads(), std::max<int64_t>(1, n / std::max<int64_t>(1, grain)));
+  const int64_t most = std::max<int64_t>(1, n / std::max<int64_t>(1, grain));
+  const int64_t threads = std::min<int64_t>(GetNumThreads(), most);
 #ifdef _OPENMP
-  if (chunks > 1 && !omp_in_parallel()) {
-#pragma omp parallel num_threads(static_cast <int>(chunks))
+  if (threads > 1 && !omp_in_parallel()) {
+    const int64_t ranges = std::min(most, threads * kRangesPerThread);
+    // Range r covers [begin(r), begin(r + 1)); sizes differ by at most one, without n * r
+    // overflow.
+    const int64_t base = n / ranges, extra = n % ranges;
+    const auto begin = [&](int64_t r) { return r * base + std::min(r, extra); };
+    std::atomic<int64_t> next{0};
+#pragma omp parallel num_threads(static_cast <int>(threads))
     {
-      // The runtime may grant fewer threads than asked: split by the count it gave. Chunk c
-      // covers [begin(c), begin(c + 1)); sizes differ by at most one, without n * c overflow.
-      const int64_t count = omp_get_num_threads(), c = omp_get_thread_num();
-      const int64_t base = n / count, extra = n % count;
-      const auto begin = [&](int64_t i) { return i * base + std::min(i, extra); };
-      body(fn, begin(c), begin(c + 1));
+      for (int64_t r = next.fetch_add(1, std::memory_order_relaxed); r < ranges;
+           r = next.fetch_add(1, std::memory_order_relaxed)) {
+        body(fn, begin(r), begin(r + 1));
+      }
     }
     return;
   }
 #else
-  (void)chunks;  // without OpenMP every range runs on the calling thread
+  (void)threads;  // without OpenMP every range runs on the calling thread
 #endif
   body(fn, 0, n);
 }

@@ -11,6 +11,11 @@ namespace ep {
 // more than it saves, so small tensors stay on the calling thread.
 constexpr int64_t kElementwiseGrain = 32768;
 
+// ParallelFor cuts [0, n) into up to this many ranges per thread (none below the grain), each
+// taken by whichever thread is free next: a thread that the host slows down (a shared machine's
+// vCPU) then holds back only its last range, not a whole share of the call.
+constexpr int64_t kRangesPerThread = 8;
+
 // Calls body(fn, begin, end) over chunks of [0, n): what ParallelFor below does, without
 // wrapping fn in a std::function (which allocates for most lambdas).
 void ParallelForChunks(int64_t n, int64_t grain, void (*body)(const void*, int64_t, int64_t),

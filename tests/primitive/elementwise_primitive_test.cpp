@@ -4,12 +4,15 @@
 // large tensors, special values, and the casts' rounding, saturation and wrapping rules.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <iterator>
 #include <limits>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <type_traits>
 #include <utility>
@@ -248,7 +251,7 @@ std::string ShapeText(const Dims& dims) { return Shape(dims).ToString(); }
 // ---- ParallelFor ----------------------------------------------------------------------------
 
 TEST(ParallelFor, CoversEveryIndexOnceInChunksOfAtLeastTheGrain) {
-  const int64_t max_chunks = GetNumThreads();
+  const int64_t max_chunks = GetNumThreads() * ep::kRangesPerThread;
   for (int64_t n : {int64_t{1}, int64_t{5}, int64_t{32767}, int64_t{32768}, int64_t{100000},
                     int64_t{(1 << 20) + 7}}) {
     std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
@@ -295,13 +298,43 @@ TEST(ParallelFor, UsesOtherThreadsForLargeRanges) {
     GTEST_SKIP() << "no CPU pool, or one of one thread";
   }
   std::mutex mutex;
-  std::vector<std::thread::id> ids;
+  std::set<std::thread::id> ids;
   ep::ParallelFor(4 * ep::kElementwiseGrain, ep::kElementwiseGrain, [&](int64_t, int64_t) {
-    std::lock_guard<std::mutex> lock(mutex);
-    ids.push_back(std::this_thread::get_id());
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      ids.insert(std::this_thread::get_id());
+    }
+    // Long enough that another thread takes the next range while this one is busy.
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   });
-  ASSERT_GE(ids.size(), 2u);
-  EXPECT_NE(ids[0], ids[1]);
+  EXPECT_GE(ids.size(), 2u);
+}
+
+// A thread that falls behind does not hold back the others' share: while the thread that took
+// the first range sleeps, the other threads take every other range.
+TEST(ParallelFor, ASlowRangeDoesNotHoldBackTheRest) {
+  if (!ep::ThreadPoolAvailable() || GetNumThreads() < 2) {
+    GTEST_SKIP() << "no CPU pool, or one of one thread";
+  }
+  const int64_t ranges = GetNumThreads() * ep::kRangesPerThread;
+  std::mutex mutex;
+  std::vector<std::thread::id> runner;  // the thread of each call, in call order
+  std::thread::id slow;
+  ep::ParallelFor(ranges * ep::kElementwiseGrain, ep::kElementwiseGrain,
+                  [&](int64_t begin, int64_t) {
+                    {
+                      std::lock_guard<std::mutex> lock(mutex);
+                      runner.push_back(std::this_thread::get_id());
+                      if (begin == 0) {
+                        slow = runner.back();
+                      }
+                    }
+                    if (begin == 0) {
+                      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+                    }
+                  });
+  ASSERT_EQ(static_cast<int64_t>(runner.size()), ranges);
+  EXPECT_EQ(std::count(runner.begin(), runner.end(), slow), 1);
 }
 
 // ---- SimplifyBroadcastDims ------------------------------------------------------------------
