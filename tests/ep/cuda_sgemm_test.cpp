@@ -1,4 +1,4 @@
-// The hand-written float32 GEMM ladder (ep/cuda/primitive/sgemm_*.cu): every registered rung,
+// The hand-written float32 GEMM ladder (ep/cuda/sgemm): every registered rung,
 // found through sgemm::Rungs() so that new rungs are covered without editing this file, against a
 // double-precision host reference: C = alpha * A @ B + beta * C, row-major, no transposes. Shapes
 // of 1, odd sizes that are multiples of no tile, long thin and K = 1 matrices, m or n = 0
@@ -26,7 +26,7 @@
 #if defined(OFLITE_WITH_CUDA) && __has_include(<cuda_runtime.h>)
 #define OFLITE_SGEMM_TEST_HAS_CUDA 1
 #include "ep/cuda/cuda_stream.h"
-#include "ep/cuda/primitive/sgemm.h"
+#include "ep/cuda/sgemm/sgemm.h"
 #endif
 
 namespace oflite {

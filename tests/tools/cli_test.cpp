@@ -1077,6 +1077,28 @@ TEST_F(CliTest, BenchOfOtherFunctionsHasNoTflops) {
   EXPECT_FALSE(Contains(text.out, "TFLOP/s")) << text;
 }
 
+// A rung of the SGEMM ladder runs only as float32 matmul without transposes on CUDA, and only
+// in a CUDA build; every other request is refused, naming the impl.
+TEST_F(CliTest, BenchSgemmRungRefusesWhatItCannotTime) {
+  const CliResult cpu = Run({"bench", "matmul", "--shape", "8,8,8", "--device", "cpu", "--arg",
+                             "impl=sgemm_v3", "--reps", "1", "--warmup", "0"});
+  EXPECT_EQ(cpu.status, 1) << cpu;
+  EXPECT_TRUE(Contains(cpu.err, "oflite: ValueError: bench: impl=sgemm_v3 times float32 matmul "
+                                "without transposes on cuda, got matmul float32 on cpu") ||
+              Contains(cpu.err, "oflite: NotImplemented: bench: impl=sgemm_v3 is a rung of the "
+                                "CUDA SGEMM ladder: this build has no CUDA"))
+      << cpu;
+  const CliResult unknown = Run({"bench", "matmul", "--shape", "8,8,8", "--device", "cpu", "--arg",
+                                 "impl=sgemm_v99", "--reps", "1", "--warmup", "0"});
+  EXPECT_EQ(unknown.status, 1) << unknown;
+  EXPECT_TRUE(Contains(unknown.err, "unknown impl 'sgemm_v99' (expected cublas, sgemm_v0, ") ||
+              Contains(unknown.err, "impl=sgemm_v99 is a rung of the CUDA SGEMM ladder"))
+      << unknown;
+  const CliResult cublas = Run({"bench", "matmul", "--shape", "8,8,8", "--device", "cpu", "--arg",
+                                "impl=cublas", "--reps", "1", "--warmup", "0"});
+  EXPECT_EQ(cublas.status, 0) << cublas;  // the runtime's own product, whatever the device
+}
+
 TEST_F(CliTest, BenchMatMulErrors) {
   const CliResult shape = Run({"bench", "matmul", "--shape", "4,4", "--device", "cpu"});
   EXPECT_EQ(shape.status, 1) << shape;

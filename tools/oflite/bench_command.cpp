@@ -14,8 +14,8 @@
 // (N,K) with --arg transpose_a=true / transpose_b=true; a_shape/b_shape still override, for
 // batched products) and reports TFLOP/s, 2 * (output elements) * K over the median time,
 // besides GB/s. `--arg allow_tf32=true` is the bench's too: it sets ep::SetAllowTf32 for the
-// run (float32 products may use TF32 tensor cores), and so is `--arg impl=sgemm_v3` (the float32
-// implementation: cublas, or a rung of the hand-written SGEMM ladder).
+// run (float32 products may use TF32 tensor cores), and so is `--arg impl=sgemm_v3`: a rung of
+// the hand-written SGEMM ladder (ep/cuda/sgemm) timed instead of the runtime's float32 product.
 //
 // `oflite bench --overhead [--device D] [--calls N] [--json]` times the host cost of one call
 // instead (bench_overhead.cpp).
@@ -44,6 +44,7 @@
 #include "primitive/fill.h"
 #include "primitive/memcpy.h"
 #include "tools/oflite/bench_overhead.h"
+#include "tools/oflite/bench_sgemm.h"
 #include "tools/oflite/commands.h"
 #include "tools/oflite/function_table.h"
 
@@ -182,9 +183,11 @@ std::string LastImpl(const DispatchTrace& trace) {
 }
 
 // Inputs of input_shapes (one per tensor parameter of f), all of dtype.
+// rung: an SGEMM ladder rung's call (bench_sgemm.h) to time instead of f's, or empty.
 Maybe<BenchResult> BenchFunction(const FunctionEntry& f, const AttrMap& args, const Shape& shape,
                                  const std::vector<Shape>& input_shapes, DataType dtype,
-                                 const Device& device, int warmup, int reps, Timing* timing) {
+                                 const Device& device, int warmup, int reps, Timing* timing,
+                                 const BenchCall& rung) {
   std::vector<Tensor> inputs;
   double input_bytes = 0;
   for (size_t i = 0; i < f.tensors.size(); ++i) {
@@ -205,14 +208,14 @@ Maybe<BenchResult> BenchFunction(const FunctionEntry& f, const AttrMap& args, co
   double output_bytes = 0;
   double output_elements = 0;
   DispatchTrace trace;
-  OFLITE_ASSIGN_OR_RETURN(result.median_ms,
-                          TimeMedian(timing, device, warmup, reps, [&]() -> Maybe<void> {
-                            Tensor out;
-                            OFLITE_ASSIGN_OR_RETURN(out, f.call(inputs, args));
-                            output_bytes = static_cast<double>(out.nbytes());
-                            output_elements = static_cast<double>(out.elem_cnt());
-                            return Ok();
-                          }));
+  OFLITE_ASSIGN_OR_RETURN(
+      result.median_ms, TimeMedian(timing, device, warmup, reps, [&]() -> Maybe<void> {
+        Tensor out;
+        OFLITE_ASSIGN_OR_RETURN(out, rung ? rung(inputs) : f.call(inputs, args));
+        output_bytes = static_cast<double>(out.nbytes());
+        output_elements = static_cast<double>(out.elem_cnt());
+        return Ok();
+      }));
   // Each input read once, the output written once: inputs of different shapes (a broadcast
   // operand) or dtypes (a cast's output) count at their own size.
   result.bytes = input_bytes + output_bytes;
@@ -223,7 +226,7 @@ Maybe<BenchResult> BenchFunction(const FunctionEntry& f, const AttrMap& args, co
     const int64_t k = a.rank() >= 2 && transpose_a ? a[a.rank() - 2] : a[a.rank() - 1];
     result.flops = 2.0 * output_elements * static_cast<double>(k);
   }
-  result.impl = LastImpl(trace);
+  result.impl = rung ? "" : LastImpl(trace);
   return result;
 }
 
@@ -394,7 +397,7 @@ Maybe<BenchResult> BenchSweepFunction(const char* name, const Shape& shape, Data
   OFLITE_ASSIGN_OR_RETURN(args, ParseArgs(*f, {}));
   BenchResult r;
   OFLITE_ASSIGN_OR_RETURN(r, BenchFunction(*f, args, shape, {shape}, dtype, device, options.warmup,
-                                           options.reps, timing));
+                                           options.reps, timing, BenchCall()));
   std::cerr << name << " " << shape << " " << dtype << ": " << r.gbps() << " GB/s  " << r.impl
             << "\n";
   return r;
@@ -518,16 +521,30 @@ Maybe<void> Bench(const BenchOptions& options) {
     bool allow_tf32 = false;
     OFLITE_ASSIGN_OR_RETURN(allow_tf32, TakeAllowTf32(*f, &function_args));
     const ep::ScopedAllowTf32 tf32(allow_tf32);
-    // `impl=cublas|sgemm_v0..v8|sgemm_best`: the float32 matmul implementation for the run
-    const ep::ScopedMatmulImpl impl(
-        TakeBenchArg(*f, "impl", &function_args).value_or(ep::MatmulImpl()));
+    // `impl=sgemm_v0..v8|sgemm_best`: a rung of the SGEMM ladder instead of the runtime's
+    // float32 product ("cublas", the default)
+    const std::string impl = TakeBenchArg(*f, "impl", &function_args).value_or("cublas");
     AttrMap args;
     OFLITE_ASSIGN_OR_RETURN(args, ParseArgs(*f, function_args));
     if (IsMatMulBench(f->name)) {
       OFLITE_JUST(MatMulInputShapes(f->name, shape, args, overridden, &input_shapes));
     }
+    BenchCall rung;
+    if (impl != "cublas") {
+      bool transposed = false;
+      if (f->name == "matmul") {
+        bool transpose_a = false, transpose_b = false;
+        OFLITE_ASSIGN_OR_RETURN(transpose_a, args.Get<bool>("transpose_a"));
+        OFLITE_ASSIGN_OR_RETURN(transpose_b, args.Get<bool>("transpose_b"));
+        transposed = transpose_a || transpose_b;
+      }
+      OFLITE_ASSIGN_OR_RETURN(rung, SgemmRungCall(impl, f->name, transposed, dtype, device));
+    }
     OFLITE_ASSIGN_OR_RETURN(r, BenchFunction(*f, args, shape, input_shapes, dtype, device,
-                                             options.warmup, options.reps, &timing));
+                                             options.warmup, options.reps, &timing, rung));
+    if (rung) {
+      r.impl = impl;
+    }
   }
   if (options.json) {
     std::cout << ToJson(r) << "\n";

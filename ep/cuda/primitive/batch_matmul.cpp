@@ -36,7 +36,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <climits>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -47,7 +46,6 @@
 
 #include "ep/cuda/cuda_stream.h"
 #include "ep/cuda/primitive/batch_matmul_plan_cache.h"
-#include "ep/cuda/primitive/sgemm.h"
 #include "oneflow_lite/ep/matmul_settings.h"
 #include "primitive/broadcast_elementwise_binary.h"
 #include "primitive/elementwise_unary.h"
@@ -307,17 +305,6 @@ class CudaBatchMatmul final : public primitive::BatchMatmul {
       return LaunchDgemm(cuda_stream, batch, m, n, k, alpha, a, stride_a, b, stride_b, beta, c,
                          stride_c);
     }
-    const std::string& impl = MatmulImpl();
-    if (dtype_ == DataType::kFloat32 && impl != "cublas") {
-      const sgemm::SgemmRung* rung = sgemm::FindRung(impl);
-      OFLITE_CHECK_OR_RETURN(rung != nullptr, ValueError)
-          << name() << ": unknown matmul_impl '" << impl << "' (expected cublas, " << RungNames()
-          << ")";
-      if (!transpose_a_ && !transpose_b_) {  // the ladder's layout; the rest goes to cuBLAS
-        return LaunchRung(cuda_stream, *rung, batch, m, n, k, alpha, a, stride_a, b, stride_b, beta,
-                          c, stride_c);
-      }
-    }
     return LaunchLt(cuda_stream, batch, m, n, k, alpha, a, stride_a, b, stride_b, beta, c,
                     stride_c);
   }
@@ -439,34 +426,6 @@ class CudaBatchMatmul final : public primitive::BatchMatmul {
     OFLITE_JUST(add->Launch(stream, 2, c_dims, c, 1, bias_dims, bias, c));
     path_ += " + elementwise add";
     return Activate(stream, activation, leaky_alpha, c, m * n);
-  }
-
-  static std::string RungNames() {
-    std::string names;
-    for (const sgemm::SgemmRung& rung : sgemm::Rungs()) {
-      names += (names.empty() ? "" : ", ") + rung.name;
-    }
-    return names;
-  }
-
-  // One launch of a ladder rung per problem of the batch (the rungs take one matrix each).
-  Maybe<void> LaunchRung(CudaStream* stream, const sgemm::SgemmRung& rung, size_t batch, size_t m,
-                         size_t n, size_t k, double alpha, const void* a, int64_t stride_a,
-                         const void* b, int64_t stride_b, double beta, void* c, int64_t stride_c) {
-    OFLITE_CHECK_OR_RETURN(m <= INT_MAX && n <= INT_MAX && k <= INT_MAX, NotImplemented)
-        << name() << ": " << rung.name << " takes m, n, k up to " << INT_MAX;
-    path_ = rung.name;
-    for (size_t i = 0; i < batch; ++i) {
-      const auto offset = [i](int64_t stride) { return static_cast<int64_t>(i) * stride; };
-      OFLITE_JUST(CudaCheck(
-          rung.launch(stream->cuda_stream(), static_cast<int>(m), static_cast<int>(n),
-                      static_cast<int>(k), static_cast<float>(alpha),
-                      static_cast<const float*>(a) + offset(stride_a),
-                      static_cast<const float*>(b) + offset(stride_b), static_cast<float>(beta),
-                      static_cast<float*>(c) + offset(stride_c)),
-          "sgemm ladder launch"));
-    }
-    return Ok();
   }
 
   Maybe<void> LaunchLt(CudaStream* stream, size_t batch, size_t m, size_t n, size_t k, double alpha,

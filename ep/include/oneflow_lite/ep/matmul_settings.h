@@ -5,21 +5,11 @@
 #ifndef ONEFLOW_LITE_EP_MATMUL_SETTINGS_H_
 #define ONEFLOW_LITE_EP_MATMUL_SETTINGS_H_
 
-#include <string>
-
 namespace oflite {
 namespace ep {
 
 void SetAllowTf32(bool allow);
 bool AllowTf32();
-
-// Which implementation float32 matrix products use on CUDA: "cublas" (the default: cuBLASLt),
-// or a rung of the hand-written SGEMM ladder, "sgemm_v0" ... "sgemm_v8" or "sgemm_best"
-// (oflite bench matmul --arg impl=...). The ladder takes row-major operands without
-// transposes; other products, and other dtypes, use cuBLAS whatever the setting. Unknown names
-// are refused when a product runs (the setting cannot list rungs a build lacks).
-void SetMatmulImpl(const std::string& impl);
-const std::string& MatmulImpl();
 
 // Sets AllowTf32 for a scope and restores the previous value.
 class ScopedAllowTf32 {
@@ -31,20 +21,6 @@ class ScopedAllowTf32 {
 
  private:
   bool previous_;
-};
-
-// Sets MatmulImpl for a scope and restores the previous value.
-class ScopedMatmulImpl {
- public:
-  explicit ScopedMatmulImpl(const std::string& impl) : previous_(MatmulImpl()) {
-    SetMatmulImpl(impl);
-  }
-  ScopedMatmulImpl(const ScopedMatmulImpl&) = delete;
-  ScopedMatmulImpl& operator=(const ScopedMatmulImpl&) = delete;
-  ~ScopedMatmulImpl() { SetMatmulImpl(previous_); }
-
- private:
-  std::string previous_;
 };
 
 }  // namespace ep

@@ -2,10 +2,10 @@
 // memory, 256 threads, each computing an 8 x 8 tile of C: per k step it loads 8 values of a
 // column of the A tile and 8 of a row of the B tile into registers and adds their outer
 // product (64 FMAs for 16 shared-memory reads). Global loads are masked scalars, so any shape
-// and any pointer alignment works. The kernel is tiles::OuterProductKernel (sgemm_tiles.cuh),
+// and any pointer alignment works. The kernel is tiles::OuterProductKernel (tiles.cuh),
 // which v6 reuses with float4 loads.
-#include "ep/cuda/primitive/sgemm.h"
-#include "ep/cuda/primitive/sgemm_tiles.cuh"
+#include "ep/cuda/sgemm/sgemm.h"
+#include "ep/cuda/sgemm/tiles.cuh"
 
 namespace oflite {
 namespace ep {

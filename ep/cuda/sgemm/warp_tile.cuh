@@ -1,4 +1,4 @@
-// The warp-tiled, multi-stage SGEMM kernel of the ladder's final rung (sgemm_best.cu), as a
+// The warp-tiled, multi-stage SGEMM kernel of the ladder's final rung (best.cu), as a
 // template over its tile shape (Config) so that the rung can pick a shape per problem size.
 //
 // Per block: a kBM x kBN tile of C, kThreads = 32 * (kBM / kWM) * (kBN / kWN) threads, one warp
@@ -23,8 +23,8 @@
 //
 // Vector path (kVec): k % 4 == 0, n % 4 == 0 and a, b, c 16-byte aligned (tiles::CanVectorize);
 // the scalar path works for any shape and pointer.
-#ifndef ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SGEMM_WARP_TILE_CUH_
-#define ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SGEMM_WARP_TILE_CUH_
+#ifndef ONEFLOW_LITE_EP_CUDA_SGEMM_WARP_TILE_CUH_
+#define ONEFLOW_LITE_EP_CUDA_SGEMM_WARP_TILE_CUH_
 
 #include <cuda_runtime.h>
 
@@ -32,8 +32,8 @@
 #include <cstdint>
 
 #include "ep/cuda/cp_async.cuh"
-#include "ep/cuda/primitive/sgemm_common.cuh"
-#include "ep/cuda/primitive/sgemm_tiles.cuh"
+#include "ep/cuda/sgemm/common.cuh"
+#include "ep/cuda/sgemm/tiles.cuh"
 
 namespace oflite {
 namespace ep {
@@ -321,4 +321,4 @@ cudaError_t Launch(bool vec, cudaStream_t stream, int m, int n, int k, float alp
 }  // namespace ep
 }  // namespace oflite
 
-#endif  // ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SGEMM_WARP_TILE_CUH_
+#endif  // ONEFLOW_LITE_EP_CUDA_SGEMM_WARP_TILE_CUH_

@@ -1,5 +1,5 @@
 // sgemm ladder rung "sgemm_best" (order 9): beyond v8, the warp-tiled multi-stage kernel of
-// sgemm_warp_tile.cuh on a larger block tile.
+// warp_tile.cuh on a larger block tile.
 //  - 128 x 256 block tiles of 64 x 64 warp tiles (8 warps): a thread owns 8 x 16 outputs
 //    (128 accumulators; the SIMT kernel cuBLAS runs on the H200 uses 256 x 128 tiles of 64 x 64
 //    warp tiles). Per k step a thread reads 6 float4 from shared memory for 128 FMAs, where v8
@@ -13,9 +13,9 @@
 // the alternatives (docs/BENCHMARKS.md, the SGEMM ladder sections).
 #include <cstdint>
 
-#include "ep/cuda/primitive/sgemm.h"
-#include "ep/cuda/primitive/sgemm_tiles.cuh"
-#include "ep/cuda/primitive/sgemm_warp_tile.cuh"
+#include "ep/cuda/sgemm/sgemm.h"
+#include "ep/cuda/sgemm/tiles.cuh"
+#include "ep/cuda/sgemm/warp_tile.cuh"
 
 namespace oflite {
 namespace ep {

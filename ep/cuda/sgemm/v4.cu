@@ -5,8 +5,8 @@
 // starts aligned and a float4 never straddles the edge of the matrix (k0 and the tile columns
 // are multiples of 4), so masking is per float4. Any other shape or pointer runs the same
 // kernel with v3's scalar, element-masked loads (thread_tile::ThreadTileKernel, shared with v3).
-#include "ep/cuda/primitive/sgemm.h"
-#include "ep/cuda/primitive/sgemm_thread_tile.cuh"
+#include "ep/cuda/sgemm/sgemm.h"
+#include "ep/cuda/sgemm/thread_tile.cuh"
 
 namespace oflite {
 namespace ep {

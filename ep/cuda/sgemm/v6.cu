@@ -2,8 +2,8 @@
 // tiles and float4 stores of C. The vector path needs k % 4 == 0, n % 4 == 0 and a, b, c
 // 16-byte aligned (tiles::CanVectorize); any other call falls back to the same kernel with
 // masked scalar loads and stores (exactly v5), so the rung is correct for every shape.
-#include "ep/cuda/primitive/sgemm.h"
-#include "ep/cuda/primitive/sgemm_tiles.cuh"
+#include "ep/cuda/sgemm/sgemm.h"
+#include "ep/cuda/sgemm/tiles.cuh"
 
 namespace oflite {
 namespace ep {

@@ -12,8 +12,8 @@
 // stride of 8 floats (bank conflicts: ncu counted 5-way on average for that layout). float4
 // global loads and C stores as v6, with its masked scalar fallback for shapes or pointers it
 // cannot vectorize.
-#include "ep/cuda/primitive/sgemm.h"
-#include "ep/cuda/primitive/sgemm_tiles.cuh"
+#include "ep/cuda/sgemm/sgemm.h"
+#include "ep/cuda/sgemm/tiles.cuh"
 
 namespace oflite {
 namespace ep {

@@ -1,10 +1,10 @@
 // The hand-written float32 GEMM ladder, rung by rung as the classic optimization sequence
 // goes, so that each technique's gain can be measured: C = alpha * A @ B + beta * C, row-major,
 // A m x k, B k x n, C m x n (leading dims k, n, n), any m, n, k >= 0 (edges masked), no
-// transposes. Each rung lives in its own sgemm_<name>.cu and registers itself; beta = 0
-// ignores C's contents. Framework-free: launches return cudaError_t.
-#ifndef ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SGEMM_H_
-#define ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SGEMM_H_
+// transposes. Each rung lives in its own <name>.cu (v0.cu ... v8.cu, best.cu) and registers itself;
+// beta = 0 ignores C's contents. Framework-free: launches return cudaError_t.
+#ifndef ONEFLOW_LITE_EP_CUDA_SGEMM_SGEMM_H_
+#define ONEFLOW_LITE_EP_CUDA_SGEMM_SGEMM_H_
 
 #include <cuda_runtime.h>
 
@@ -25,12 +25,10 @@ struct SgemmRung {
   SgemmLaunch launch = nullptr;
 };
 
-// Every registered rung, in ladder order.
+// Every rung, in ladder order.
 std::vector<SgemmRung> Rungs();
 // The rung of that name, or nullptr.
 const SgemmRung* FindRung(const std::string& name);
-// For the rungs' own files (through the macro below).
-bool RegisterRung(SgemmRung rung);
 
 }  // namespace sgemm
 }  // namespace ep
@@ -38,9 +36,10 @@ bool RegisterRung(SgemmRung rung);
 
 #define OFLITE_SGEMM_CONCAT_INNER(a, b) a##b
 #define OFLITE_SGEMM_CONCAT(a, b) OFLITE_SGEMM_CONCAT_INNER(a, b)
-// OFLITE_REGISTER_SGEMM_RUNG(3, "sgemm_v3", "several outputs per thread", LaunchV3);
-#define OFLITE_REGISTER_SGEMM_RUNG(order, name, technique, launch)                 \
-  static const bool OFLITE_SGEMM_CONCAT(oflite_sgemm_rung_registered_, __LINE__) = \
-      ::oflite::ep::sgemm::RegisterRung({order, name, technique, launch})
+// OFLITE_REGISTER_SGEMM_RUNG(3, "sgemm_v3", "several outputs per thread", LaunchV3), in namespace
+// oflite::ep::sgemm, defines kRung3, which registry.cpp lists: a named object that Rungs()
+// refers to, so that linking the ladder as a static library keeps every rung's file.
+#define OFLITE_REGISTER_SGEMM_RUNG(order, name, technique, launch) \
+  extern const SgemmRung OFLITE_SGEMM_CONCAT(kRung, order) { order, name, technique, launch }
 
-#endif  // ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SGEMM_H_
+#endif  // ONEFLOW_LITE_EP_CUDA_SGEMM_SGEMM_H_

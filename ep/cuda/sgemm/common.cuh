@@ -1,9 +1,9 @@
-// Small device helpers the sgemm ladder's rungs share (ep/cuda/primitive/sgemm_v*.cu): ceiling
+// Small device helpers the sgemm ladder's rungs share (ep/cuda/sgemm/v*.cu): ceiling
 // division, masked loads of A and B (0 outside the matrix, so padded tile entries add nothing),
 // the alignment test for vector loads, and the epilogue store of one C element.
 // Row-major throughout: A is m x k (ld k), B is k x n (ld n), C is m x n (ld n).
-#ifndef ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SGEMM_COMMON_CUH_
-#define ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SGEMM_COMMON_CUH_
+#ifndef ONEFLOW_LITE_EP_CUDA_SGEMM_COMMON_CUH_
+#define ONEFLOW_LITE_EP_CUDA_SGEMM_COMMON_CUH_
 
 #include <cuda_runtime.h>
 
@@ -42,4 +42,4 @@ __device__ __forceinline__ void StoreC(float* c, int ldc, int row, int col, int 
 }  // namespace ep
 }  // namespace oflite
 
-#endif  // ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SGEMM_COMMON_CUH_
+#endif  // ONEFLOW_LITE_EP_CUDA_SGEMM_COMMON_CUH_

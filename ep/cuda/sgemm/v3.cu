@@ -3,10 +3,10 @@
 // each per thread). Each thread computes a column of 8 outputs: per step of the inner K loop it
 // reads one B value from shared memory into a register and reuses it for its 8 rows, so a
 // multiply-add costs 1 + 1/8 shared loads instead of v2's 2, with the 8 partial sums in
-// registers. The kernel is thread_tile::ThreadTileKernel<false> (sgemm_thread_tile.cuh), which
+// registers. The kernel is thread_tile::ThreadTileKernel<false> (thread_tile.cuh), which
 // v4 also instantiates with float4 tile loads.
-#include "ep/cuda/primitive/sgemm.h"
-#include "ep/cuda/primitive/sgemm_thread_tile.cuh"
+#include "ep/cuda/sgemm/sgemm.h"
+#include "ep/cuda/sgemm/thread_tile.cuh"
 
 namespace oflite {
 namespace ep {

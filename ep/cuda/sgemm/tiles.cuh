@@ -12,14 +12,14 @@
 // The vector path (kVec = true) needs k % 4 == 0 and n % 4 == 0 (so every group of 4 along a
 // row of A, B or C is wholly inside or wholly outside the matrix, and every row starts 16-byte
 // aligned) and a, b, c 16-byte aligned: see CanVectorize. The scalar path works for any shape.
-#ifndef ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SGEMM_TILES_CUH_
-#define ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SGEMM_TILES_CUH_
+#ifndef ONEFLOW_LITE_EP_CUDA_SGEMM_TILES_CUH_
+#define ONEFLOW_LITE_EP_CUDA_SGEMM_TILES_CUH_
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
-#include "ep/cuda/primitive/sgemm_common.cuh"
+#include "ep/cuda/sgemm/common.cuh"
 
 namespace oflite {
 namespace ep {
@@ -282,4 +282,4 @@ inline cudaError_t LaunchBlockTile(bool vec, BlockTileKernel vec_kernel,
 }  // namespace ep
 }  // namespace oflite
 
-#endif  // ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SGEMM_TILES_CUH_
+#endif  // ONEFLOW_LITE_EP_CUDA_SGEMM_TILES_CUH_

@@ -3,8 +3,8 @@
 // both operands are read from shared memory as 2 float4 each (4 LDS.128 instead of 8 scalar
 // loads for A). The transposing stores are made conflict-free by the +4 pad. float4 global
 // loads and C stores as v6, with its scalar fallback for shapes or pointers it cannot vectorize.
-#include "ep/cuda/primitive/sgemm.h"
-#include "ep/cuda/primitive/sgemm_tiles.cuh"
+#include "ep/cuda/sgemm/sgemm.h"
+#include "ep/cuda/sgemm/tiles.cuh"
 
 namespace oflite {
 namespace ep {

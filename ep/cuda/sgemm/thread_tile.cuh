@@ -8,14 +8,14 @@
 // kVec = true (v4): 128 threads load the A tile and 128 more the B tile, one float4 each. Needs
 // k % 4 == 0, n % 4 == 0 and a, b 16-byte aligned (then every row of A and B starts aligned and
 // a float4 never straddles the edge of the matrix, so masking is per float4).
-#ifndef ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SGEMM_THREAD_TILE_CUH_
-#define ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SGEMM_THREAD_TILE_CUH_
+#ifndef ONEFLOW_LITE_EP_CUDA_SGEMM_THREAD_TILE_CUH_
+#define ONEFLOW_LITE_EP_CUDA_SGEMM_THREAD_TILE_CUH_
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
-#include "ep/cuda/primitive/sgemm_common.cuh"
+#include "ep/cuda/sgemm/common.cuh"
 
 namespace oflite {
 namespace ep {
@@ -116,4 +116,4 @@ inline cudaError_t Launch(bool vec, cudaStream_t stream, int m, int n, int k, fl
 }  // namespace ep
 }  // namespace oflite
 
-#endif  // ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SGEMM_THREAD_TILE_CUH_
+#endif  // ONEFLOW_LITE_EP_CUDA_SGEMM_THREAD_TILE_CUH_
