@@ -10,7 +10,7 @@
 // A 128 x 256 tile leaves SMs idle on small products (512^3 is 8 blocks for 132 SMs), so below
 // 128 such blocks (about one per SM on H100/H200) the same kernel runs on 128 x 128 tiles of
 // 64 x 32 warp tiles (8 x 8 per thread, 2 blocks per SM). The shapes were chosen by measuring
-// the alternatives (docs/BENCHMARKS.md, the SGEMM ladder sections).
+// the alternatives (docs/BENCHMARKS.md: the ladder's section and what was tried and lost).
 #include <cstdint>
 
 #include "ep/cuda/sgemm/sgemm.h"
