@@ -1,5 +1,7 @@
 #include "ep/caching_allocator.h"
 
+#include <glog/logging.h>
+
 #include <cstdint>
 
 namespace oflite {

@@ -1,3 +1,5 @@
+#include <glog/logging.h>
+
 #include <array>
 
 #include "oneflow_lite/ep/device.h"

@@ -1,4 +1,4 @@
-#include "oneflow_lite/ep/softmax_impl.h"
+#include "ep/softmax_impl.h"
 
 #include <atomic>
 

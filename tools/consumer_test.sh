@@ -29,6 +29,10 @@ done
 (cd "$includes" && find . -name '*.h' | sed 's|^\./\(.*\)|#include "\1"|') > "$work/all_headers.cpp"
 c++ -std=c++17 -fsyntax-only -Wall -Wextra -Werror -I"$includes" "$work/all_headers.cpp" ||
   fail "the installed headers do not compile on their own"
+# glog is the library's own logger, not part of its API: no installed header includes it (it
+# sits on the system include path, so compiling cannot show that; the dependency list does).
+c++ -std=c++17 -M -I"$includes" "$work/all_headers.cpp" > "$work/all_headers.d"
+! grep -q '/glog/' "$work/all_headers.d" || fail "an installed header includes glog: $(grep -o '[^ ]*/glog/[^ ]*' "$work/all_headers.d" | head -1)"
 
 launcher=()
 if command -v ccache > /dev/null; then

@@ -1,5 +1,7 @@
 #include "ep/cpu/parallel_for.h"
 
+#include <glog/logging.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cerrno>

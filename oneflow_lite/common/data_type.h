@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "oneflow_lite/common/check.h"
 #include "oneflow_lite/common/float16.h"
 #include "oneflow_lite/common/maybe.h"
 
@@ -66,7 +67,7 @@ decltype(auto) VisitDataType(DataType data_type, Fn&& fn) {
     OFLITE_DATA_TYPE_LIST(OFLITE_VISIT_CASE)
 #undef OFLITE_VISIT_CASE
   }
-  LOG(FATAL) << "invalid DataType value " << static_cast<int>(data_type);
+  OFLITE_CHECK(false) << "invalid DataType value " << static_cast<int>(data_type);
   return fn(TypeTag<float>{});
 }
 

@@ -8,13 +8,12 @@
 #ifndef ONEFLOW_LITE_COMMON_MAYBE_H_
 #define ONEFLOW_LITE_COMMON_MAYBE_H_
 
-#include <glog/logging.h>
-
 #include <memory>
 #include <type_traits>
 #include <utility>
 #include <variant>
 
+#include "oneflow_lite/common/check.h"
 #include "oneflow_lite/common/error.h"
 
 namespace oflite {
@@ -37,15 +36,15 @@ class [[nodiscard]] Maybe {
   explicit operator bool() const { return ok(); }
 
   const T& value() const& {
-    CHECK(ok()) << "Maybe::value() on an error: " << error().ToString();
+    OFLITE_CHECK(ok()) << "Maybe::value() on an error: " << error().ToString();
     return std::get<0>(state_);
   }
   T&& value() && {
-    CHECK(ok()) << "Maybe::value() on an error: " << error().ToString();
+    OFLITE_CHECK(ok()) << "Maybe::value() on an error: " << error().ToString();
     return std::get<0>(std::move(state_));
   }
   const Error& error() const {
-    CHECK(!ok()) << "Maybe::error() on a value";
+    OFLITE_CHECK(!ok()) << "Maybe::error() on a value";
     return *std::get<1>(state_);
   }
   const std::shared_ptr<Error>& error_ptr() const { return std::get<1>(state_); }
@@ -66,7 +65,7 @@ class [[nodiscard]] Maybe<void> {
   bool ok() const { return error_ == nullptr; }
   explicit operator bool() const { return ok(); }
   const Error& error() const {
-    CHECK(!ok()) << "Maybe::error() on a success";
+    OFLITE_CHECK(!ok()) << "Maybe::error() on a success";
     return *error_;
   }
   const std::shared_ptr<Error>& error_ptr() const { return error_; }

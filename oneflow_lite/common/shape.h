@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "oneflow_lite/common/check.h"
 #include "oneflow_lite/common/maybe.h"
 
 namespace oflite {
@@ -84,13 +85,14 @@ class Shape {
   // Accessors with a precondition (0 <= i < rank), like std::vector::at: callers check dims
   // from users (functional::WrapDim) before indexing.
   int64_t At(int64_t i) const {
-    CHECK(i >= 0 && i < rank()) << "Shape::At(" << i << ") of a rank-" << rank() << " shape";
+    OFLITE_CHECK(i >= 0 && i < rank()) << "Shape::At(" << i << ") of a rank-" << rank() << " shape";
     return dims_[static_cast<size_t>(i)];
   }
   int64_t operator[](int64_t i) const { return At(i); }
   const DimVector& dims() const { return dims_; }
   void Set(int64_t i, int64_t value) {
-    CHECK(i >= 0 && i < rank()) << "Shape::Set(" << i << ") of a rank-" << rank() << " shape";
+    OFLITE_CHECK(i >= 0 && i < rank())
+        << "Shape::Set(" << i << ") of a rank-" << rank() << " shape";
     dims_[static_cast<size_t>(i)] = value;
   }
 

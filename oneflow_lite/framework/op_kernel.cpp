@@ -1,5 +1,7 @@
 #include "oneflow_lite/framework/op_kernel.h"
 
+#include <glog/logging.h>
+
 #include <algorithm>
 
 #include "oneflow_lite/common/registration_owner.h"

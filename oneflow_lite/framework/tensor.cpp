@@ -1,5 +1,7 @@
 #include "oneflow_lite/framework/tensor.h"
 
+#include <glog/logging.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "oneflow_lite/common/error.h"
+#include "oneflow_lite/common/shape.h"
 #include "tests/support/test_util.h"
 
 namespace oflite {
@@ -178,6 +179,17 @@ TEST(MaybeTest, ConvertsBetweenValueTypes) {
   ASSERT_FALSE(failed.ok());
   EXPECT_EQ(failed.error().kind(), ErrorKind::kValueError);
   EXPECT_EQ(failed.error().message(), "x must be positive, got 0");
+}
+
+// Reading a Maybe the wrong way is the caller's bug: it aborts naming the error or the misuse,
+// through the library's own check (no logging library in the public headers).
+TEST(MaybeDeathTest, ReadingTheWrongStateAborts) {
+  const Maybe<int> failed = Error(ErrorKind::kValueError, "x: expected 1, got 2");
+  EXPECT_DEATH((void)failed.value(),
+               "check failed: ok\\(\\): Maybe::value\\(\\) on an error: .*x: expected 1, got 2");
+  const Maybe<int> value = 3;
+  EXPECT_DEATH((void)value.error(), "Maybe::error\\(\\) on a value");
+  EXPECT_DEATH((void)Shape({2, 3}).At(2), "Shape::At\\(2\\) of a rank-2 shape");
 }
 
 TEST(ErrorTest, KindNames) {

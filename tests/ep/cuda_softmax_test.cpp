@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "oneflow_lite/ep/softmax_impl.h"
+#include "ep/softmax_impl.h"
 #include "ops/softmax_reference.h"
 #include "primitive/memcpy.h"
 #include "primitive/permute.h"

@@ -39,7 +39,7 @@
 #include "oneflow_lite/ep/event.h"
 #include "oneflow_lite/ep/matmul_settings.h"
 #include "oneflow_lite/ep/num_threads.h"
-#include "oneflow_lite/ep/softmax_impl.h"
+#include "ep/softmax_impl.h"
 #include "oneflow_lite/framework/interpreter.h"
 #include "primitive/fill.h"
 #include "primitive/memcpy.h"

@@ -19,7 +19,7 @@
 #include "ep/cuda/primitive/softmax_block_register.cuh"
 #include "ep/cuda/primitive/softmax_kernels.cuh"
 #include "ep/cuda/primitive/softmax_launch.h"
-#include "oneflow_lite/ep/softmax_impl.h"
+#include "ep/softmax_impl.h"
 
 namespace oflite {
 namespace ep {

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "ep/cuda/cuda_device_properties.h"
-#include "oneflow_lite/ep/softmax_impl.h"
+#include "ep/softmax_impl.h"
 
 namespace oflite {
 namespace ep {

@@ -1,6 +1,7 @@
-// Which softmax implementation a provider uses. kAuto lets it choose by row length; tests and
-// benchmarks force one to check or time each path (a forced path the shape cannot take falls
-// back to the automatic choice, and the launch description says what ran).
+// Which softmax implementation a provider uses. kAuto lets it choose by row length; the tests and
+// the CLI's bench force one to check or time each path (a forced path the shape cannot take falls
+// back to the automatic choice, and the launch description says what ran). Internal: not an
+// installed header, not part of the API.
 #ifndef ONEFLOW_LITE_EP_SOFTMAX_IMPL_H_
 #define ONEFLOW_LITE_EP_SOFTMAX_IMPL_H_
 
