@@ -190,11 +190,11 @@ Maybe<void> InferCast(InferContext* ctx) {
 
 proto::SbpSignature Signature(const std::vector<std::string>& args,
                               const std::vector<proto::SbpParallel>& sbps) {
-  proto::SbpSignature signature;
+  SbpBuilder signature;
   for (size_t i = 0; i < args.size(); ++i) {
-    (*signature.mutable_arg_sbp())[args[i]] = sbps[i];
+    signature.Set(args[i], sbps[i]);
   }
-  return signature;
+  return signature.Build();
 }
 
 // Splits along an output axis: each operand that has the axis at full size splits along it,

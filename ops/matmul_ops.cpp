@@ -130,11 +130,7 @@ Maybe<void> InferFusedMatmulBiasAct(InferContext* ctx) {
 
 proto::SbpSignature Signature(const proto::SbpParallel& a, const proto::SbpParallel& b,
                               const proto::SbpParallel& out) {
-  proto::SbpSignature signature;
-  (*signature.mutable_arg_sbp())[kMatmulA] = a;
-  (*signature.mutable_arg_sbp())[kMatmulB] = b;
-  (*signature.mutable_arg_sbp())[kMatmulOut] = out;
-  return signature;
+  return SbpBuilder().Set(kMatmulA, a).Set(kMatmulB, b).Set(kMatmulOut, out).Build();
 }
 
 // Batch axes first (an operand with the axis at full size splits along it, one that broadcasts
@@ -170,9 +166,12 @@ Maybe<std::vector<proto::SbpSignature>> MatmulSignatures(const InferContext& ctx
 
 proto::SbpSignature FusedSignature(const proto::SbpParallel& a, const proto::SbpParallel& b,
                                    const proto::SbpParallel& bias, const proto::SbpParallel& out) {
-  proto::SbpSignature signature = Signature(a, b, out);
-  (*signature.mutable_arg_sbp())[kFusedMatmulBias] = bias;
-  return signature;
+  return SbpBuilder()
+      .Set(kMatmulA, a)
+      .Set(kMatmulB, b)
+      .Set(kFusedMatmulBias, bias)
+      .Set(kMatmulOut, out)
+      .Build();
 }
 
 // Rows of a with b and the bias broadcast split out's rows; columns of b with the bias split

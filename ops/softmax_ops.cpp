@@ -15,22 +15,19 @@ std::vector<proto::SbpSignature> SplitRowsOrBroadcast(const InferContext& ctx, b
   const int64_t rank = ctx.inputs()[0].shape.rank();
   std::vector<proto::SbpSignature> signatures;
   auto all_alike = [&](const proto::SbpParallel& sbp) {
-    proto::SbpSignature signature;
+    SbpBuilder signature;
     for (const std::string& arg : args) {
-      (*signature.mutable_arg_sbp())[arg] = sbp;
+      signature.Set(arg, sbp);
     }
-    signatures.push_back(signature);
+    signatures.push_back(signature.Build());
   };
   for (int64_t axis = 0; axis + 1 < rank; ++axis) {
     all_alike(SplitSbp(axis));
   }
   all_alike(BroadcastSbp());
   if (linear_in_dy) {
-    proto::SbpSignature signature;
-    (*signature.mutable_arg_sbp())[kSoftmaxY] = BroadcastSbp();
-    (*signature.mutable_arg_sbp())[kSoftmaxDy] = PartialSumSbp();
-    (*signature.mutable_arg_sbp())[kSoftmaxDx] = PartialSumSbp();
-    signatures.push_back(signature);
+    signatures.push_back(
+        SbpBuilder().Broadcast(kSoftmaxY).PartialSum({kSoftmaxDy, kSoftmaxDx}).Build());
   }
   return signatures;
 }

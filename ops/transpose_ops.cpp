@@ -38,10 +38,7 @@ Maybe<std::vector<proto::SbpSignature>> TransposeSbp(const InferContext& ctx) {
   OFLITE_ASSIGN_OR_RETURN(perm, ctx.attrs().Get<std::vector<int64_t>>(kTransposePerm));
   std::vector<proto::SbpSignature> signatures;
   auto add = [&](const proto::SbpParallel& x, const proto::SbpParallel& y) {
-    proto::SbpSignature signature;
-    (*signature.mutable_arg_sbp())[kTransposeX] = x;
-    (*signature.mutable_arg_sbp())[kTransposeY] = y;
-    signatures.push_back(signature);
+    signatures.push_back(SbpBuilder().Set(kTransposeX, x).Set(kTransposeY, y).Build());
   };
   for (size_t i = 0; i < perm.size(); ++i) {
     add(SplitSbp(perm[i]), SplitSbp(static_cast<int64_t>(i)));

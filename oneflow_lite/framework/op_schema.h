@@ -16,6 +16,7 @@
 #include "oneflow_lite/common/maybe.h"
 #include "oneflow_lite/common/shape.h"
 #include "oneflow_lite/framework/attr_map.h"
+#include "oneflow_lite/framework/sbp_builder.h"
 #include "oneflow_lite/proto/op_def.pb.h"
 #include "oneflow_lite/proto/sbp.pb.h"
 

@@ -7,6 +7,7 @@ namespace {
 
 using oflite::InferContext;
 using oflite::Maybe;
+using oflite::SbpBuilder;
 using oflite::TensorDesc;
 namespace proto = oflite::proto;
 
@@ -23,27 +24,16 @@ Maybe<void> InferSwiglu(InferContext* ctx) {
   return oflite::Ok();
 }
 
-proto::SbpSignature Signature(const proto::SbpParallel& x, const proto::SbpParallel& gate,
-                              const proto::SbpParallel& y) {
-  proto::SbpSignature signature;
-  (*signature.mutable_arg_sbp())[kSwigluX] = x;
-  (*signature.mutable_arg_sbp())[kSwigluGate] = gate;
-  (*signature.mutable_arg_sbp())[kSwigluY] = y;
-  return signature;
-}
-
 // Elements are independent, so every axis may be split, all arguments alike, or everything is
 // whole (B). y is linear in x: with gate whole, partial sums of x give partial sums of y.
 Maybe<std::vector<proto::SbpSignature>> SwigluSbp(const InferContext& ctx) {
   std::vector<proto::SbpSignature> signatures;
   for (int64_t axis = 0; axis < ctx.Input(kSwigluX).shape.rank(); ++axis) {
-    const proto::SbpParallel split = oflite::SplitSbp(axis);
-    signatures.push_back(Signature(split, split, split));
+    signatures.push_back(SbpBuilder().Split({kSwigluX, kSwigluGate, kSwigluY}, axis).Build());
   }
-  const proto::SbpParallel whole = oflite::BroadcastSbp();
-  const proto::SbpParallel partial = oflite::PartialSumSbp();
-  signatures.push_back(Signature(whole, whole, whole));
-  signatures.push_back(Signature(partial, whole, partial));
+  signatures.push_back(SbpBuilder().Broadcast({kSwigluX, kSwigluGate, kSwigluY}).Build());
+  signatures.push_back(
+      SbpBuilder().PartialSum({kSwigluX, kSwigluY}).Broadcast(kSwigluGate).Build());
   return signatures;
 }
 
