@@ -1,17 +1,15 @@
 // CachingAllocator: memory of one device, kept for reuse instead of given back. The policy lives
 // here; subclasses (ep/cuda/caching_allocator.h, the CPU provider) supply the device hooks.
-//
-// Policy (simple on purpose):
 // - A request is rounded up to its size class: up to 1 MiB, a multiple of 512 bytes; above,
 //   one of eight classes per power of two (a multiple of 2^(floor(log2(bytes)) - 3)), which
 //   wastes at most 12.5%. Each class is a bin of free blocks; a block is one DeviceMalloc of
 //   exactly its class size and is never split or merged.
-// - A request takes a free block of its own class when there is one (a cache hit, no device
-//   call at all), and DeviceMalloc's a new block otherwise. Freeing puts the block back in its
-//   bin; DeviceFree happens only in EmptyCache, in the out-of-memory retry and at exit.
-// - Blocks are reused in stream order without events: the runtime runs all work of a device
-//   on its one stream, so work queued by the block's next owner runs after the last use by the
-//   previous one. Memory from this allocator must only be used on that stream.
+// - A request takes a free block of its class when there is one (no device call), else
+//   DeviceMalloc's a new one. Freeing puts the block back in its bin; DeviceFree happens only in
+//   EmptyCache, in the out-of-memory retry and at exit.
+// - Blocks are reused in stream order without events: the runtime runs all work of a device on
+//   its one stream, so the block's next owner's work runs after the previous owner's last use.
+//   Memory from this allocator must only be used on that stream.
 // - A DeviceMalloc that does not fit empties the cache and tries once more; then the request is
 //   OutOfMemory naming the bytes asked and the device's free and total memory.
 #ifndef ONEFLOW_LITE_EP_CACHING_ALLOCATOR_H_

@@ -1,24 +1,17 @@
 // Op libraries: ops, kernels and op test specs from outside liboneflow_lite, registered with the
-// same macros our own ops use (docs/ADDING_AN_OP.md). A library either links its ops in (its
-// registrars run at start-up, like ours) or is a plugin loaded at run time:
-//
-//   // in one source file of the plugin
-//   OFLITE_OP_LIBRARY();
-//
-//   // in the program (or: oflite --load libmy_ops.so <command> ...)
-//   OFLITE_JUST(oflite::LoadOpLibrary("/path/libmy_ops.so"));
-//
-// Loading registers what the library's static registrars register, owned by the library
-// (oneflow_lite/common/registration_owner.h). The load fails, and undoes every registration of
-// the library, when it registers an op, kernel, test spec or primitive factory that exists:
-// the error names the thing and both owners. A failed library stays mapped but inert, and
-// loading it again gives the same error (dlclose cannot promise to unload a C++ library, and
-// code it ran may have left pointers into it). Other threads may dispatch while a library
-// loads: the registries are read from snapshots without a lock, so built-in ops are never
-// disturbed, though a thread may see a loading library's ops appear one by one (and a failing
-// library's until they are undone). An op library that links another one
-// (DT_NEEDED) should be loaded after it: what the other registers while this one loads is
-// counted as this one's.
+// same macros our own ops use (docs/ADDING_AN_OP.md), either linked in (registered at start-up,
+// like ours) or loaded at run time as a plugin:
+//   OFLITE_OP_LIBRARY();                                       // once, in the plugin's sources
+//   OFLITE_JUST(oflite::LoadOpLibrary("/path/libmy_ops.so"));  // or: oflite --load PATH ...
+// What a library's static registrars register is owned by it
+// (oneflow_lite/common/registration_owner.h). A load that registers an op, kernel, test spec or
+// primitive factory that exists fails, naming the thing and both owners, and undoes all of the
+// library's registrations; the library stays mapped but inert (dlclose cannot promise to unload
+// it, and code it ran may have left pointers into it), and loading it again gives the same
+// error. Other threads may dispatch during a load: the registries are read from snapshots
+// without a lock, so built-in ops are never disturbed, but a loading library's ops may appear
+// one by one (a failing library's until they are undone). Load an op library after those it
+// links (DT_NEEDED): what they register while it loads is counted as its own.
 #ifndef ONEFLOW_LITE_FRAMEWORK_OP_LIBRARY_H_
 #define ONEFLOW_LITE_FRAMEWORK_OP_LIBRARY_H_
 

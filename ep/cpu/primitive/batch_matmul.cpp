@@ -29,11 +29,11 @@ namespace ep {
 namespace {
 
 // One GEMM in the compute type C (float or double): c = alpha * op(a) @ op(b) + beta * c,
-// row-major. float runs on oneDNN's sgemm (4-6x OpenBLAS's on AVX-512 hosts, which Debian's
-// OpenBLAS 0.3.21 serves with older kernels); oneDNN has no double GEMM, so double runs on
-// OpenBLAS.
-// Products of at most this many multiply-adds run on the calling thread: on 16 cores oneDNN
-// took 7.5 us for 64^3 on the pool and 5.3 us on one thread (256^3: 0.03 ms against 0.28).
+// row-major. float runs on oneDNN's sgemm (several times faster than Debian's OpenBLAS 0.3.21,
+// which serves AVX-512 hosts with older kernels; docs/BENCHMARKS.md); oneDNN has no double
+// GEMM, so double runs on OpenBLAS.
+// Products of at most this many multiply-adds run on the calling thread: below it, waking the
+// pool costs oneDNN more than the threads save.
 constexpr int64_t kSingleThreadedGemm = int64_t{1} << 18;
 // Products with fewer outputs than this also run on one thread: oneDNN splits the k sum over
 // threads for them, and results must not depend on the thread count.

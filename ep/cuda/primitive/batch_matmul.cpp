@@ -1,34 +1,19 @@
 // CUDA BatchMatmul through the vendor libraries: float32, float16 and bfloat16 through
-// cublasLtMatmul (float accumulation and scale; float32 may use TF32 tensor cores when
-// ep::AllowTf32() is on), float64 through cublasDgemmStridedBatched. Integer and bool dtypes
-// have no GEMM here (the factory returns nullptr).
+// cublasLtMatmul (float accumulation and scale; TF32 for float32 when ep::AllowTf32() is on),
+// float64 through cublasDgemmStridedBatched; integer and bool dtypes have no GEMM (the factory
+// returns nullptr). Row-major products run as their column-major transposes, c^T =
+// op(b)^T op(a)^T: cuBLAS sees b first, a second, and an n x m output with leading dimension n.
 //
-// Row-major products run as their column-major transposes: c^T = op(b)^T op(a)^T, so cuBLAS
-// sees b as its first operand, a as its second, and an n x m output with leading dimension n.
-// A row-major matrix stored r x s is a column-major s x r matrix with leading dimension s, so
-// the transposes keep their meaning.
+// cuBLASLt plans are cached for the process per problem (PlanKey), each operand's alignment
+// included: the heuristic may pick a kernel that needs 16-byte aligned rows. k = 0 or alpha = 0
+// is BLAS's c = beta * c without reading a or b (beta = 0 writes zeros, NaN in c included); m, n
+// or batch = 0 does nothing.
 //
-// cuBLASLt plans (the matmul and layout descriptors and the first heuristic result) are cached
-// per problem: device, dtype, TF32, transposes, m, n, k, batch, strides and the alignment of
-// each operand (the heuristic may pick a kernel that needs 16-byte aligned rows, so a problem
-// with less aligned pointers is another problem). The cache lives for the process.
-//
-// k = 0 (or alpha = 0) is BLAS's c = beta * c without reading a or b: zeros by cudaMemsetAsync
-// for beta = 0 (NaN in c included), nothing for beta = 1, cublasScalEx otherwise. m, n or batch
-// = 0 does nothing.
-//
-// LaunchBiasAct fuses the bias and, where cuBLASLt has it, the activation into the GEMM's
-// epilogue: CUBLASLT_EPILOGUE_BIAS (none) and RELU_BIAS (relu); gelu, gelu_tanh and leaky_relu
-// take the BIAS epilogue and the elementwise unary primitive in place after it. (cuBLASLt's
-// GELU_BIAS epilogue measured 0.9% off the tanh form in float16 on the H200, beyond the 5e-3
-// the tests allow, and fusing it gained 6% over bias + our gelu: not worth the error.) In the
-// column-major problem c^T is n x m, and cuBLASLt adds its bias (one value per row of D, length n)
-// to every column: one bias value per column of our row-major c, as asked. The bias has the
-// output's dtype (cuBLASLt's default for these types). The epilogue and the bias pointer's
-// alignment enter the plan key; the bias pointer itself is set on the cached descriptor under the
-// plan's lock for each launch. float64, k = 0 and problems the heuristic has no algorithm for run
-// the plain GEMM, then the bias add (broadcast binary primitive) and the activation (unary
-// primitive) in place.
+// LaunchBiasAct fuses the bias (one value per column of c, in c's dtype) and relu into
+// cuBLASLt's epilogue, setting the bias pointer under the plan's lock; gelu, gelu_tanh and
+// leaky_relu then run the unary primitive in place (cuBLASLt's GELU_BIAS is further from the
+// tanh form in float16 than the tests allow; docs/BENCHMARKS.md). float64, k = 0 and problems
+// without a heuristic algorithm run the plain GEMM, then the broadcast bias add and activation.
 #include "primitive/batch_matmul.h"
 
 #include <cublasLt.h>

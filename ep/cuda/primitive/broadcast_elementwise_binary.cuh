@@ -1,18 +1,16 @@
 // CUDA BroadcastElementwiseBinary: the kernels, the primitive class template and the per-dtype
 // constructor that broadcast_elementwise_binary_<dtype>.cu instantiate (one .cu per dtype, so
-// dtypes compile in parallel and a change to one op recompiles nine small files, not one huge
-// one).
+// dtypes compile in parallel and a change to one op recompiles nine small files).
 //
 // The operands' shapes are simplified on the host (primitive/broadcast_dims.h), then one path
 // runs (PlanBinary picks it; LaunchDescription names it):
 //   packed   no broadcast: elementwise.cuh's packed kernel (16-byte accesses);
 //   scalar   one operand is a single element: the same kernel, that operand read once a thread;
-//   rank2    two simplified dims (rows, cols) where each operand is (rows, cols), (rows, 1) or
-//            (1, cols): packs along cols, a (rows, 1) operand read once a pack. This is the
-//            bias-add shape, (8192, 8192) + (8192, 1) or + (8192,), which must run at copy speed;
+//   rank2    two simplified dims, each operand (rows, cols), (rows, 1) or (1, cols): packs along
+//            cols, a (rows, 1) operand read once a pack; the bias-add shape, kept at copy speed;
 //   index32  anything else (and the cases above when the pointers or the row length do not
-//   index64  allow packs): one element a thread, its offsets from fixed-size dims and strides
-//            (up to kMaxDims simplified dims) passed by value; 32-bit math below 2^31 elements.
+//   index64  allow packs): one element a thread, offsets from up to kMaxDims fixed-size dims and
+//            strides passed by value; 32-bit math below 2^31 elements.
 // Per (op, dtype) that is four kernels: packed (shared with scalar), rank2, index32, index64.
 #ifndef ONEFLOW_LITE_EP_CUDA_PRIMITIVE_BROADCAST_ELEMENTWISE_BINARY_CUH_
 #define ONEFLOW_LITE_EP_CUDA_PRIMITIVE_BROADCAST_ELEMENTWISE_BINARY_CUH_

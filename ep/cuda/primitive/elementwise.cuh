@@ -3,21 +3,16 @@
 // values (primitive/elementwise_functors.h), so unary ops, binary ops and casts share one
 // kernel body instead of a copy per op or dtype. Framework-free: launchers return cudaError_t.
 //
-// Each thread moves packs of kPack elements, one aligned access of up to 16 bytes per operand:
-// kPack = 16 / (the widest in/out element), used when every tensor pointer is aligned to its
-// pack's size (checked at run time, pack 1 otherwise). The grid comes from GridSize with the
-// device's SM count and the threads stride over the packs; the n % kPack elements after the
-// last whole pack go to the first threads of the grid, one each.
+// Threads stride over packs of kPack = 16 / (the widest in/out element) elements, one aligned
+// access per operand, when every pointer is aligned to its pack's size (pack 1 otherwise); the
+// n % kPack elements after the last whole pack go one each to the grid's first threads. Index
+// math is 32-bit, unsigned so that `i + stride` cannot overflow: launches of more than 2^30
+// elements are split on the host into chunks of 2^30 (a multiple of every pack, so alignment
+// holds), and one kernel covers any size.
 //
-// Index math is 32-bit: unsigned, so that `i + stride` cannot overflow below 2^32. Launches of
-// more than 2^30 elements are split on the host into chunks of 2^30 (a multiple of every pack,
-// so chunk starts keep their alignment): the same kernel covers tensors of any size, 2^31
-// elements and beyond included, and no 64-bit variant needs instantiating.
-//
-// 16-bit floats (__half, __nv_bfloat16) load as float; results are stored with one rounding
-// from whatever type the functor returns: __float2half_rn from float, __double2half from double
-// (one rounding, not two through float), integers and bool through double first (exact for
-// every integer the destination could tell apart from its neighbours below 2^53).
+// 16-bit floats load as float; results are stored with one rounding from whatever type the
+// functor returns (__double2half from double, not two roundings through float; integers and
+// bool through double, exact for every integer the destination can tell apart below 2^53).
 #ifndef ONEFLOW_LITE_EP_CUDA_PRIMITIVE_ELEMENTWISE_CUH_
 #define ONEFLOW_LITE_EP_CUDA_PRIMITIVE_ELEMENTWISE_CUH_
 

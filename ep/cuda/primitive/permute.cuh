@@ -215,8 +215,8 @@ __global__ void __launch_bounds__(kTileDim* kBlockRows)
   }
 }
 
-// Block 32x4: measured on H200 (8192 x 8192 float32, copy 4169 GB/s): 32x8 3349 GB/s,
-// 32x4 3693 GB/s, 32x16 2291 GB/s.
+// kBlockRows = 4 (blocks of 32x4 threads, 8 elements of a tile each): on a large float32
+// transpose on the H200 it measured faster than 8 or 16.
 template <int kWordBytes, int kBlockRows = 4>
 cudaError_t LaunchBatchTranspose(cudaStream_t stream, int64_t batch, int64_t rows, int64_t cols,
                                  const void* src, void* dst, int sm_count, int max_threads_per_sm) {

@@ -1,20 +1,13 @@
 // The block-register softmax forward: a row per block, held in the threads' registers as the
-// warp kernel holds one, for rows of tensors that start 16-byte aligned: rows too long for a
-// warp, and rows from 769 16-bit or 896 float32 columns (513 and 300 for rows that start
-// mid-pack), which it serves faster than the warp kernel. Against the shared-memory kernel it
-// reads the row once into registers (no shared memory round trip) and computes exp once, and
-// every thread issues all its loads before the first reduction, so more bytes are in flight
-// per thread.
-//
-// Rows too long for registers alone (16-bit past 16384 columns, float32 of 16385-26624) keep
-// part of each thread's values in shared memory (kSpill): blocks stay small enough that two or
-// more share an SM, which a row cached whole in shared memory (one 1024-thread block at 32768
-// float32 columns) does not allow. Longer float32 rows take one block of 32 values a thread an
-// SM after all, kept short between its loads and stores (kWholeSm, WholePacks).
-//
-// 16-bit rows that one warp holds (blocks of 32 threads, 32 values each) take a one-warp
-// variant (kOneWarp) that holds floats and computes exp once, as float32 rows do: such blocks
-// are capped at 32 an SM, 1024 threads, so up to 64 registers a thread cost them nothing.
+// warp kernel holds one, for tensors that start 16-byte aligned (which rows: RegisterAutoPlan).
+// Against the shared-memory kernel it reads the row once into registers and computes exp once,
+// and every thread issues all its loads before the first reduction, so more bytes are in flight.
+// Rows too long for registers alone keep part of each thread's values in shared memory (kSpill),
+// so that blocks stay small enough for two or more to share an SM; the longest float32 rows
+// take one block an SM after all, kept short between its loads and stores (kWholeSm,
+// WholePacks). 16-bit rows that one warp holds take a one-warp variant (kOneWarp) that holds
+// floats and computes exp once, as float32 rows do: such blocks are capped at 32 an SM, 1024
+// threads, so up to 64 registers a thread cost them nothing.
 #ifndef ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SOFTMAX_BLOCK_REGISTER_CUH_
 #define ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SOFTMAX_BLOCK_REGISTER_CUH_
 
@@ -45,8 +38,8 @@ __device__ __forceinline__ C Identity(SumOp) {
 // The warps' totals are combined by every thread reading all of them in turn, or with
 // kButterfly by lane w reading warp w's and five shuffles. At 32 warps the reads in turn are
 // the longest chain between a row's loads and its stores, which a block that is its SM's only
-// one cannot hide (see WholePacks); for other blocks the butterfly measured within 1% both
-// ways, and took 16-bit log_softmax of 64 values 40-45% slower. With a NaN among the totals
+// one cannot hide (see WholePacks); for other blocks the butterfly gained nothing and made
+// 16-bit log_softmax of 64 values much slower. With a NaN among the totals
 // lanes may end with different maxes (Max is not symmetric in a NaN); the row still ends NaN
 // through its sum, as with the first stage's butterfly.
 template <bool kButterfly = false, typename C, typename Op>
@@ -251,10 +244,9 @@ struct PacksFromBoundary {
 // than a pack). The head and tail elements, fewer than two packs' worth, go one to a thread
 // (`edge_col`), so every pack loads and stores whole and inside the row. A 1025-column row is
 // then 128 packs and one element, one warp of 32 values, where the 130 packs covering it took
-// a warp of 40 whose two edge lanes stored element by element: 1025 columns 3449 -> 3724 GB/s
-// (float16 softmax), 12345 3900 -> 4155, 513 2251 -> 2860. float32 rows keep CoveringPacks:
-// laid out this way, its kernel of 32 values held its last two loads back behind a wait for the
-// first (ptxas, under the 64-register cap), and lost 5-28% from 8001 columns on.
+// a warp of 40 whose two edge lanes stored element by element, a slower kernel. float32 rows
+// keep CoveringPacks: laid out this way, its kernel of 32 values held its last two loads back
+// behind a wait for the first (ptxas, under the 64-register cap), and lost on long rows.
 template <typename T>
 struct PacksAndEdgeElements : PacksFromBoundary<T> {
   static constexpr bool kEdgeElements = true;
@@ -279,11 +271,9 @@ struct PacksAndEdgeElements : PacksFromBoundary<T> {
 // of 32 values at 52-58 registers): nothing overlaps such a block's own instructions between
 // its loads and its stores. With CoveringPacks' element arithmetic ptxas rebuilt every pack's
 // address from the kernel's parameters (twelve instructions a pack), and a thread's last load
-// issued a hundred instructions after its first. Other blocks keep CoveringPacks: with this layout
-// float32 rows of 4096 and 8192 columns lost 0.5%, 16-bit rows of 16384 0.6-1.1%.
-// Together with BlockAllReduceAnySize's butterfly, at 32768 float32 columns (GB/s, same job):
-// softmax 4147 -> 4259, log_softmax 4150 -> 4268; this layout alone 4165 / 4079, the
-// butterfly alone 4098 / 4242.
+// issued a hundred instructions after its first. Other blocks keep CoveringPacks, which is
+// slightly faster for them. This layout pays only together with BlockAllReduceAnySize's
+// butterfly: either alone slowed softmax or log_softmax.
 template <typename T>
 struct WholePacks : PacksFromBoundary<T> {
   static constexpr bool kEdgeElements = false;
@@ -313,11 +303,8 @@ using RegisterRowLayout = std::conditional_t<sizeof(T) == 2 && !kAligned, PacksA
 // kOneWarp: a 16-bit block of 32 threads (see the top of this file). Its threads' stride is a
 // constant, its reductions are one warp's, its packs load as words (LoadPackOrNegativeInfinity),
 // and it holds ExpFor(x - max) (softmax: exp scaled by 2^kExpBias, which RowScale's 1 / sum
-// cancels) or x - max (log_softmax) as floats between the passes.
-// Against the 16-bit kernel (same job, GB/s, softmax / log_softmax): float16 1024 columns
-// 3747 -> 3815 / 3756 -> 3770, bfloat16 1024 3745 -> 3820 / 3756 -> 3820, float16 1025
-// 3724 -> 3778 / 3733 -> 3742; 701 (another job) float16 3426 -> 3565 / 3482 -> 3574, bfloat16
-// 3331 -> 3557 / 3410 -> 3568. Triton's one-warp kernel stays 1-3.5% ahead at 1024.
+// cancels) or x - max (log_softmax) as floats between the passes; it beats the 16-bit kernel on
+// such rows, though Triton's one-warp kernel stays ahead at 1024 (docs/BENCHMARKS.md).
 template <typename T, typename C, Algorithm kAlgorithm, int kPacks, bool kSpill, bool kAligned,
           bool kWholeSm, bool kOpaque, bool kOneWarp>
 __global__ void __launch_bounds__(kOneWarp ? 32 : kRegisterMaxBlockThreads, kOneWarp ? 32 : 0)

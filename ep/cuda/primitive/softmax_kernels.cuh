@@ -77,10 +77,9 @@ constexpr float kExpBias = 64;
 // exp(d) for the rows of algorithm kAlgorithm stored as T, d = x - max <= 0 (or y <= 0 in
 // log_softmax's backward). Every term of a row takes the hardware exp2 of d * log2(e), as
 // Triton's softmax does, instead of expf's own range reduction (about seven more instructions;
-// the uncached kernel's rescaling of its running sum keeps Exp). For float32 it matters where a
-// block's exp lies on its row's critical path: with it, 8 values a thread at 896-1024 columns
-// and 1024-thread blocks at 8193-16384 became the faster plans (0.4-1.2%, see
-// RegisterAutoPlan); with expf they were not. Elsewhere it measured within 1%.
+// the uncached kernel's rescaling of its running sum keeps Exp). For float32 it matters only
+// where a block's exp lies on its row's critical path: it is what makes RegisterAutoPlan's 8
+// values a thread at 896-1024 columns and 1024-thread blocks at 8193-16384 the faster plans.
 // - float32 keeps exp2f's denormal fix-up. Relative error, at worst: exp2f's 2 ulp (2.4e-7),
 //   plus |d| * 7.3e-8 from rounding d * log2(e) and the constant, plus |d| * 6e-8 from
 //   rounding d = x - max itself (which expf had too). That is within float32's 1e-5
@@ -298,14 +297,12 @@ __device__ __forceinline__ C GroupSum(C v) {
 // the plain sum's relative error (an ulp or so per term a lane adds and per shuffle level) is
 // log(sum)'s absolute error: from log(4) = 1.39 on, the outputs' relative error is no more than
 // LogSum's at its worst (a sum near 1). LogSum costs a compare and a second accumulator per
-// element and twice the shuffles, which lanes of 16 values or more feel (GB/s, same job: 512
-// columns 3783 -> 3815, 768 3905 -> 3962; 256, 8 values a lane, 3464 either way). Lanes of 4
-// keep LogSum, since the recount's branch cost them more (32 columns 1612 -> 1592). The block
-// kernels keep LogSum too: there the plain sum moved nothing by more than 0.5%, and the
-// recount's code took 16-value register blocks from 32 to 47-63 registers (1025 columns -9%).
-// So do lanes that load element by element (rows of tensors that start off a 16-byte
-// boundary): their 32-value kernel took 80 registers against 56 and lost a fifth (float32
-// log_softmax of 600 and 1000 columns one element off: 2143 -> 1740, 2216 -> 1718).
+// element and twice the shuffles, which lanes of 16 values or more feel (at 8 it is a wash).
+// Lanes of 4 keep LogSum, since the recount's branch costs them more. The block kernels keep
+// LogSum too: there the plain sum gains nothing, and the recount's code costs their register
+// blocks registers and speed. So do lanes that load element by element (rows of tensors that
+// start off a 16-byte boundary): the recount took their 32-value kernel far more registers and
+// ran it much slower.
 constexpr float kPlainLogSumFrom = 4.0f;
 constexpr int kWarpPlainSumValues = 8;  // a lane's values from which the warp kernel sums plainly
 
@@ -317,11 +314,9 @@ using WarpSumType = std::conditional_t<(kPack > 1 && kColsPerThread >= kWarpPlai
 // for a plain float32 log_softmax sum, terms(acc) adds this lane's terms into acc for the
 // recount. The groups of a warp shuffle together, so the recount runs in all of them when any
 // needs it. Plain sums are only those of whole-warp groups today (32 lanes, one row), where the
-// vote changes nothing but shows ptxas the branch is uniform: a branch on the sum alone ran
-// 768 columns 1% slower (3955-3967 -> 3905-3924 GB/s, two jobs against 3896-3913 before). The
-// recount's terms take the accurate Exp, not ExpFor: with ExpFor's instructions ptxas kept the
-// first pass's exps in registers for the recount (registers with the Exp / ExpFor recount: 16
-// values a lane 40 / 48, 32 values 56 / 80; LogSum alone took 40, and 64 with a spill).
+// vote changes nothing but shows ptxas the branch is uniform (a branch on the sum alone was
+// slower). The recount's terms take the accurate Exp, not ExpFor: with ExpFor's instructions
+// ptxas kept the first pass's exps in registers for the recount, which took more registers.
 template <typename T, Algorithm kAlgorithm, int kWidth, typename C, typename S, typename Terms>
 __device__ __forceinline__ C GroupRowScale(S lane_sum, Terms terms) {
   const S sum = GroupSum<kWidth>(lane_sum);
@@ -367,12 +362,9 @@ constexpr int kWarpBlockThreads = 128;
 // over the G = 32 / kWidth groups of their warp: with base the warp's first row, group g takes
 // rows base + g and base + G + g, so each load or store the warp issues for one r reaches
 // consecutive rows; with neighbouring rows (2g, 2g + 1) each line is split between the two
-// instructions. Same job, GB/s: the sweep's float16 / bfloat16 32 columns (64-byte rows)
-// 898-910 -> 983-993 (+8-11%); at 491520 rows, forward and backward of float16 8-32 columns,
-// bfloat16 32 and float32 8-16 columns +1.7-14%, except float16 16 columns' log_softmax (-0.5%).
-// Groups of a line or more keep neighbouring rows: interleaved too (a trial), float16 64 and
-// 128 columns' log_softmax measured 6-7% slower, not explained (their instructions cover whole
-// lines either way).
+// instructions (figures: docs/BENCHMARKS.md, CUDA softmax backward). Groups of a line or more
+// keep neighbouring rows: interleaved, some of them measured slower, for no reason found (their
+// instructions cover whole lines either way).
 template <typename T, int kColsPerThread, int kWidth, int kRowsPerAccess>
 struct WarpRows {
   static constexpr int kRowBytes = kWidth * kColsPerThread * static_cast<int>(sizeof(T));

@@ -39,10 +39,8 @@ inline int64_t LimitedGrid(int64_t blocks) {
 // ---- warp path --------------------------------------------------------------------------
 
 // Threads a warp-kernel block: 128 (four groups of 32 lanes or more of narrower ones), but two
-// warps for float32 rows of 16 values a lane or more (385-895 columns), which measured faster
-// there in three same-job runs (GB/s, 128 -> 64 threads): 400 columns log_softmax 3449 / 3481 /
-// 3486 -> 3562 / 3562 / 3551, 512 softmax 3818 / 3815 / 3822 -> 3891 / 3869 / 3846, 512
-// softmax_grad +0.9%; 640-880 within 1%. The kernels' launch bound stays 128.
+// warps for float32 rows of 16 values a lane or more (385-895 columns), where the smaller block
+// measured faster. The kernels' launch bound stays 128.
 template <typename T, int kColsPerThread>
 constexpr int kWarpBlockThreadsFor = sizeof(T) == 4 && kColsPerThread >= 16 ? kWarpBlockThreads / 2
                                                                             : kWarpBlockThreads;
@@ -313,9 +311,7 @@ cudaError_t LaunchBlockRegister(const CudaDeviceProperties& props, cudaStream_t 
     }
   }
   // A block a row, not the default grid of 32 waves that loop over rows (kept by the other
-  // paths): at 49152 rows this measured 1-2% faster wherever that grid had fewer blocks than
-  // rows (float32 16384 softmax 4072 -> 4152 GB/s, 32768 4057 -> 4125, float16 16384
-  // 4133 -> 4167).
+  // paths): it measured faster wherever that grid has fewer blocks than rows.
   const auto grid = static_cast<unsigned>(LimitedGrid(std::min<int64_t>(rows, INT32_MAX)));
   kernel<<<grid, block, smem, stream>>>(x, y, rows, cols, smem_packs);
   *info = {"register",
@@ -378,48 +374,31 @@ struct RegisterPlan {
 // each its SM's only one (see WholePacks).
 constexpr int64_t kFloatWholeSmAfterCols = 26624;
 
-// Where the register path runs by default, and how (H200, 49152 rows, docs/BENCHMARKS.md).
-// Small blocks of many values win. A block that is its SM's only one has nothing to overlap
-// its reductions with, which is why long rows keep half their values in shared memory (two
-// blocks of 512 threads of 32 + 32 float32 values an SM measured 3498 -> 4010 GB/s at 32768
-// columns against the shared-memory kernel, before the whole-SM block beat both there), except
-// float32 rows past 26624 columns, whose blocks of 864-1024 threads keep their instructions
-// between loads and stores short (WholePacks). 16-bit rows leave the warp path from 769 columns
-// on, float32 rows from 896 (at 768-800 the warp was faster for log_softmax); rows that start
-// mid-pack, which the warp kernel reads element by element, from 513 (16-bit) or 300 (float32)
-// columns (701 float16 log_softmax: 1006 -> 2983 GB/s, softmax 2332 -> 2936; float32 301
-// log_softmax 2280 -> 3085; 16-bit rows of 301 lost: 2015 -> 1400).
-//   float32   rows of whole packs: 896-1024 columns 8 values (blocks of 128 threads;
-//             GB/s against 16 values in 64 threads, same job: 1000 softmax 3990 -> 4019,
-//             log_softmax 3982 -> 4030, 1024 4034 -> 4051 and 4025 -> 4056); softmax of
-//             8193-16384 columns 16 values in blocks of up to 1024 threads, two an SM at 32
-//             registers (12288: 4163 -> 4194, 16384: 4155 -> 4186; log_softmax, whose sum
-//             counts ones apart, lost 4% so: 3988 against 4165). Both only with ExpFor's exp2:
-//             with expf, 1000 log_softmax lost 0.4% and 16384 softmax 0.5%.
+// Where the register path runs by default, and how (H200, 49152 rows; the sweep and what lost
+// are in docs/BENCHMARKS.md). Small blocks of many values win. A block that is its SM's only one
+// has nothing to overlap its reductions with, which is why long rows keep half their values in
+// shared memory (two blocks an SM), except float32 rows past 26624 columns, whose blocks of
+// 864-1024 threads keep their instructions between loads and stores short (WholePacks).
+// 16-bit rows leave the warp path from 769 columns on, float32 rows from 896 (at 768-800 the
+// warp was faster for log_softmax); rows that start mid-pack, which the warp kernel reads
+// element by element, from 513 (16-bit) or 300 (float32) columns (shorter 16-bit rows of that
+// kind stay faster on the warp path).
+//   float32   rows of whole packs: 896-1024 columns 8 values (blocks of 128 threads, faster
+//             than 16 values in 64); softmax of 8193-16384 columns 16 values in blocks of up to
+//             1024 threads, two an SM at 32 registers (log_softmax, whose sum counts ones apart,
+//             is slower so). Both win only with ExpFor's exp2 (see ExpFor).
 //             Otherwise to 16384 columns: 16 values while blocks stay within 192 threads, else
-//             32; longer rows to 26624: 32 + 32 in shared memory (log_softmax 8192 and 16384
-//             held 32 + 32 until a block a row made 32 faster: 4069 -> 4141 and 4069 ->
-//             4185 GB/s); then 32 in blocks of 864-1024 threads, each its SM's only one (see
-//             WholePacks; against 32 + 32, GB/s softmax / log_softmax: 27648 4173 -> 4244 /
-//             4178 -> 4210, 28672 4156 -> 4245 / 4163 -> 4229, 32768 4126 -> 4237 / 4132 ->
-//             4246; smaller such blocks lost, log_softmax most: 26624 -0.1% (softmax +1%),
-//             25600 -1.3%, 24580 -3.5% (softmax -1.2%), 20000 -6%, 16448 -15%).
-//             Rows that start mid-pack, to 16384 columns (log_softmax, GB/s in
-//             shared memory -> here: 1025 3765 -> 3973, 2047 3615 -> 4070, 12801 3541 ->
-//             4215, 16001 4026 -> 4150)
-//   16-bit    rows whose packs one warp holds at 40 values (1032-1287 columns): one warp
-//             of 40 (1152: 3139 with 32 values in 64 threads -> 3771);
-//             rows that start mid-pack from 8193 to 12345 columns: 40 values (12345 float16
-//             3770 with 64 -> 3843, bfloat16 3648 in shared memory -> 3810)
-//   16-bit    otherwise 32 values to 8192 columns (softmax, 64 -> 32 values, same job:
-//             float16 4104 3587 -> 3890, 5120 4008 -> 4159, 8192 4123 -> 4160, 7168 lost
-//             4168 -> 4126 in another; bfloat16 converting in each pass (see KeepsFloats) 5120
-//             4100 -> 4139, 6144 4160 -> 4162, 8192 4105 -> 4163, 7001 and 7168 lost 4088 ->
-//             3993 and 4132 -> 4062), 64 to 16384, then to 32768 64 + 64 in shared memory (float16
-//             softmax 32768: 3561 -> 3905 GB/s, log_softmax 16384 with 64 + 0: 4020 -> 4142;
-//             bfloat16 16384 softmax 3892 in shared memory -> 4136, 32768 3960 -> 4076,
-//             log_softmax 4100 -> 4045); rows that start mid-pack do not spill and stop at
-//             16384 (bfloat16 16001: 3642 -> 4128)
+//             32; longer rows to 26624: 32 + 32 in shared memory; then 32 in blocks of 864-1024
+//             threads, each its SM's only one (WholePacks; below kFloatWholeSmAfterCols such
+//             blocks lose, log_softmax most).
+//             Rows that start mid-pack, to 16384 columns.
+//   16-bit    rows whose packs one warp holds at 40 values (1032-1287 columns): one warp of 40
+//             (faster than 32 values in 64 threads); rows that start mid-pack from 8193 to 12345
+//             columns: 40 values (faster than 64 or shared memory).
+//   16-bit    otherwise 32 values to 8192 columns (faster than 64 there, though 7001-7168 lose
+//             slightly; bfloat16 converting in each pass, see KeepsFloats), 64 to 16384, then to
+//             32768 64 + 64 in shared memory (bfloat16 log_softmax of 32768 loses slightly);
+//             rows that start mid-pack do not spill and stop at 16384.
 // Elsewhere the shared-memory kernel measured faster.
 template <typename T, Algorithm kAlgorithm>
 RegisterPlan RegisterAutoPlan(int64_t cols, bool packed) {
@@ -467,16 +446,7 @@ RegisterPlan RegisterAutoPlan(int64_t cols, bool packed) {
 // threads' last packs), or the block size leaves threads of the SM unused (96, 192, 224) or is
 // 256, converting in each pass was faster. Blocks of 32 threads are not decided here: they take
 // the one-warp kernel, which holds floats and computes exp once (the limit of 32 blocks an SM
-// caps them at 1024 threads either way). GB/s, 49152 rows, same job, keeping floats ->
-// converting in each pass, softmax / log_softmax (packs / slots):
-//   full:   1024 (128 / 128; a block of 32, now one-warp) 3813 -> 3774 / 3772 -> 3779,
-//           2048 (256 / 256) 4073 -> 4054 / 4073 -> 4064, 4096 (512 / 512) 4143 -> 4072 /
-//           4081 -> 4066, 4000 (500 / 512) 4108 -> 4108 / 4146 -> 4101, 2000 (250 / 256)
-//           4024 -> 4028 / 4043 -> 4030
-//   empty:  1536 (192 / 256) 3658 -> 3793 / 3726 -> 3822, 2560 (320 / 384) 3784 -> 4008 /
-//           3895 -> 4054, 3584 (448 / 512) 3975 -> 4150 / 4085 -> 4161
-//   96:     3000 3981 -> 4045 / 4060 -> 4039, 3072 4085 -> 4108 / 4154 -> 4102
-//   256:    8192 3980 -> 4178 (softmax; it held 64 values before, 4105) / 4088 -> 4113
+// caps them at 1024 threads either way).
 // Rows that start mid-pack count their whole packs at most (CoveredCols; a row whose head is
 // split off holds one fewer).
 template <typename T>

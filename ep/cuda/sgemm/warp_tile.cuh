@@ -1,25 +1,15 @@
 // The warp-tiled, multi-stage SGEMM kernel of the ladder's final rung (best.cu), as a
 // template over its tile shape (Config) so that the rung can pick a shape per problem size.
 //
-// Per block: a kBM x kBN tile of C, kThreads = 32 * (kBM / kWM) * (kBN / kWN) threads, one warp
-// per kWM x kWN warp tile. Inside a warp tile the lanes form kLaneRows x kLaneCols over
-// sub-tiles of (4 kLaneRows) x (4 kLaneCols); a lane owns a 4 x 4 fragment of every sub-tile,
-// so per k step a warp's reads of one A column and one B row are whole runs of distinct float4
-// (one shared-memory wavefront per 128 bytes, no bank conflicts).
-//
-// k tiles flow through a ring of kStages shared-memory stages:
-//  - B (row-major, kBK x kBN) is copied global -> shared with cp.async, bypassing registers:
-//    16 bytes per copy on the vector path, 4 otherwise, zero-filled outside the matrix;
-//  - A is stored transposed (as[kk * kLdA + r], so a lane's 4 rows of one column are one
-//    float4), which a 16-byte copy cannot do: its tile goes through registers (float4 loads on
-//    the vector path) and is stored after the math of the step that fetched it.
-// Tile t + kStages - 1 is in flight while tile t is multiplied; one barrier per k tile. Within
-// a stage the fragments are double-buffered in registers (step kk + 1's read while kk's FMAs
-// run). Blocks are walked in Triton's grouped order (kGroupM block rows at a time, column-major
-// inside the group), so that blocks resident together share A and B panels in L2.
-//
-// Each thread's global addresses are computed once and advanced per k tile: its A rows and B
-// columns are the same in every k tile (the tile shapes are chosen so), only k moves.
+// A block computes a kBM x kBN tile of C, one warp per kWM x kWN warp tile. A lane owns a 4 x 4
+// fragment of every (4 kLaneRows) x (4 kLaneCols) sub-tile, so a warp's reads of one A column
+// and one B row are whole runs of distinct float4 (no bank conflicts). k tiles flow through a
+// ring of kStages shared-memory stages: B by cp.async (zero-filled outside the matrix), A
+// through registers, since it is stored transposed (a lane's 4 rows of one column are one
+// float4), which a 16-byte copy cannot do. Tile t + kStages - 1 is in flight while tile t is
+// multiplied, one barrier per k tile; fragments are double-buffered in registers; blocks run in
+// Triton's grouped order (kGroupM block rows at a time) so that resident blocks share A and B
+// panels in L2. Global addresses are computed once and advanced per k tile.
 //
 // Vector path (kVec): k % 4 == 0, n % 4 == 0 and a, b, c 16-byte aligned (tiles::CanVectorize);
 // the scalar path works for any shape and pointer.
