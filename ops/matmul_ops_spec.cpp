@@ -243,9 +243,9 @@ std::vector<InvalidCase> MatmulInvalid(DataType dtype, CaseRng& rng) {
        {},
        ErrorKind::kValueError});
   cases.push_back(
-      {"alpha as an int64",
+      {"alpha as a string",
        {RandomHostTensor(rng, Shape{2, 3}, dtype), RandomHostTensor(rng, Shape{3, 5}, dtype)},
-       {{kMatmulAlpha, int64_t{2}}},
+       {{kMatmulAlpha, "2"}},
        ErrorKind::kTypeError});
   return cases;
 }

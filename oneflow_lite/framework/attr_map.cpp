@@ -326,6 +326,52 @@ std::vector<std::string> SplitList(const std::string& text, const std::string& s
 }
 }  // namespace
 
+namespace {
+
+// The number as a double, which holds every float and the int64s that can convert exactly.
+std::optional<double> NumberOf(const AttrValue& value) {
+  if (const auto* i = value.TryGet<int64_t>()) {
+    const auto d = static_cast<double>(*i);
+    // 2^63 itself is out of int64's range: compare before casting back.
+    if (d >= 0x1p63 || static_cast<int64_t>(d) != *i) {
+      return std::nullopt;
+    }
+    return d;
+  }
+  if (const auto* f = value.TryGet<float>()) {
+    return static_cast<double>(*f);
+  }
+  if (const auto* d = value.TryGet<double>()) {
+    return *d;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<AttrValue> ConvertNumberExactly(const AttrValue& value, AttrType to) {
+  const std::optional<double> number = NumberOf(value);
+  if (!number.has_value()) {
+    return std::nullopt;
+  }
+  const double d = *number;
+  switch (to) {
+    case AttrType::kDouble:
+      return AttrValue(d);
+    case AttrType::kFloat: {
+      const auto f = static_cast<float>(d);
+      const bool exact = std::isnan(d) || static_cast<double>(f) == d;
+      return exact ? std::optional<AttrValue>(AttrValue(f)) : std::nullopt;
+    }
+    case AttrType::kInt64: {
+      const bool exact = std::isfinite(d) && std::trunc(d) == d && d >= -0x1p63 && d < 0x1p63;
+      return exact ? std::optional<AttrValue>(AttrValue(static_cast<int64_t>(d))) : std::nullopt;
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
 Maybe<AttrValue> ParseAttrValue(AttrType type, const std::string& text) {
   AttrValue value;
   bool ok = true;

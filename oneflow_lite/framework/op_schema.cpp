@@ -52,18 +52,33 @@ const AttrDef* FindAttrDef(const std::vector<AttrDef>& defs, const std::string& 
   return it == defs.end() ? nullptr : &*it;
 }
 
+namespace {
+bool IsNumber(AttrType type) {
+  return type == AttrType::kInt64 || type == AttrType::kFloat || type == AttrType::kDouble;
+}
+}  // namespace
+
 Maybe<AttrMap> CompleteAttrs(const std::string& call, const std::vector<AttrDef>& defs,
                              const AttrMap& given) {
+  AttrMap complete = given;
   for (const auto& [name, value] : given.values()) {
     const AttrDef* def = FindAttrDef(defs, name);
     OFLITE_CHECK_OR_RETURN(def != nullptr, ValueError)
         << call << ": unknown attribute '" << name
         << "' (attributes: " << (defs.empty() ? "none" : Join(AttrNames(defs))) << ")";
-    OFLITE_CHECK_OR_RETURN(value.type() == def->type, TypeError)
+    if (value.type() == def->type) {
+      continue;
+    }
+    // A number of another type is taken where it converts exactly (1 for a double, 0.5f for a
+    // double, 2.0 for an int64).
+    const std::optional<AttrValue> converted = ConvertNumberExactly(value, def->type);
+    OFLITE_CHECK_OR_RETURN(converted.has_value(), TypeError)
         << call << ": attribute '" << name << "' must be " << AttrTypeName(def->type) << ", got "
-        << AttrTypeName(value.type()) << " " << AttrValueToString(value);
+        << AttrTypeName(value.type()) << " " << AttrValueToString(value)
+        << (IsNumber(value.type()) && IsNumber(def->type) ? " (which does not convert exactly)"
+                                                          : "");
+    complete.Set(name, *converted);
   }
-  AttrMap complete = given;
   for (const AttrDef& def : defs) {
     if (complete.Has(def.name)) {
       continue;

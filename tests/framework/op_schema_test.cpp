@@ -91,6 +91,31 @@ TEST(OpSchemaTest, CompleteAttrsErrors) {
               {"softmax", "'dim'", "none"});
 }
 
+// A number of another numeric type is taken where it converts exactly, and keeps the declared
+// type; one that would round, or a non-number, is a TypeError naming both types.
+TEST(OpSchemaTest, NumbersConvertWhereExact) {
+  const std::vector<AttrDef> defs = {{"eps", AttrType::kDouble, AttrValue(1e-6)},
+                                     {"scale", AttrType::kFloat, AttrValue(1.0f)},
+                                     {"n", AttrType::kInt64, AttrValue(int64_t{1})}};
+  const AttrMap attrs =
+      Unwrap(CompleteAttrs("op", defs, {{"eps", 1e-5f}, {"scale", 0.25}, {"n", 3.0}}));
+  EXPECT_EQ(Unwrap(attrs.Get<double>("eps")), static_cast<double>(1e-5f));
+  EXPECT_EQ(Unwrap(attrs.Get<float>("scale")), 0.25f);
+  EXPECT_EQ(Unwrap(attrs.Get<int64_t>("n")), 3);
+  EXPECT_EQ(Unwrap(Unwrap(CompleteAttrs("op", defs, {{"eps", 2}})).Get<double>("eps")), 2.0);
+  EXPECT_EQ(Unwrap(Unwrap(CompleteAttrs("op", defs, {{"scale", -7}})).Get<float>("scale")), -7.0f);
+
+  ExpectError(CompleteAttrs("op", defs, {{"scale", 1e-6}}), ErrorKind::kTypeError,
+              {"op: attribute 'scale' must be float, got double", "does not convert exactly"});
+  ExpectError(CompleteAttrs("op", defs, {{"n", 2.5}}), ErrorKind::kTypeError,
+              {"'n' must be int64, got double 2.5", "does not convert exactly"});
+  ExpectError(CompleteAttrs("op", defs, {{"scale", int64_t{16777217}}}), ErrorKind::kTypeError,
+              {"'scale' must be float, got int64 16777217"});
+  ExpectError(CompleteAttrs("op", defs, {{"n", 1e300}}), ErrorKind::kTypeError, {"'n'"});
+  ExpectError(CompleteAttrs("op", defs, {{"eps", true}}), ErrorKind::kTypeError,
+              {"'eps' must be double, got bool"});
+}
+
 TEST(OpSchemaTest, InferOutputsChecksInputCount) {
   const OpSchema& softmax = Schema("softmax");
   const AttrMap attrs = Unwrap(softmax.CompleteAttrs({}));

@@ -84,7 +84,7 @@ OpTestSpec ScaleSpec() {
   spec.invalid = [](DataType dtype, CaseRng& rng) {
     const HostTensor x = RandomHostTensor(rng, Shape{2, 3}, dtype);
     return std::vector<InvalidCase>{
-        {"factor of another type", {x}, {{"factor", int64_t{2}}}, ErrorKind::kTypeError},
+        {"factor of another type", {x}, {{"factor", "2"}}, ErrorKind::kTypeError},
         {"two inputs", {x, x}, {}, ErrorKind::kValueError},
     };
   };
