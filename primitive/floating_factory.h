@@ -10,17 +10,13 @@
 namespace oflite {
 namespace primitive {
 
-template <typename T>
-constexpr bool kIsFloating =
-    std::is_floating_point_v<T> || std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>;
-
 // New<Impl>(dtype) for primitives implemented only for the floating dtypes: an Impl<T> for
 // float32/64/16 and bfloat16, nullptr for the rest.
 template <typename Interface, template <typename> class Impl>
 std::unique_ptr<Interface> NewForFloating(DataType data_type) {
   return VisitDataType(data_type, [](auto tag) -> std::unique_ptr<Interface> {
     using T = typename decltype(tag)::type;
-    if constexpr (kIsFloating<T>) {
+    if constexpr (kIsFloatingType<T>) {
       return std::make_unique<Impl<T>>();
     } else {
       return nullptr;

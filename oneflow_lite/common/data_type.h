@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -56,6 +57,11 @@ OFLITE_DATA_TYPE_LIST(OFLITE_DEFINE_DATA_TYPE_OF)
 
 template <typename T>
 constexpr DataType kDataTypeOf = DataTypeOf<T>::value;
+
+// Whether T is one of the floating element types: float, double, float16, bfloat16.
+template <typename T>
+constexpr bool kIsFloatingType =
+    std::is_floating_point_v<T> || std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>;
 
 // Calls fn(TypeTag<T>{}) with the C++ type of `data_type`; returns fn's result.
 template <typename Fn>

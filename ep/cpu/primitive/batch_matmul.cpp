@@ -239,7 +239,7 @@ class CpuBatchMatmulFactory final : public primitive::BatchMatmulFactory {
                                               bool transpose_b) override {
     return VisitDataType(dtype, [&](auto tag) -> std::unique_ptr<primitive::BatchMatmul> {
       using T = typename decltype(tag)::type;
-      if constexpr (primitive::kIsFloating<T>) {
+      if constexpr (kIsFloatingType<T>) {
         return std::make_unique<BatchMatmulImpl<T>>(transpose_a, transpose_b);
       } else {
         return nullptr;

@@ -5,8 +5,6 @@
 #ifndef EXAMPLE_CUSTOM_OP_SWIGLU_H_
 #define EXAMPLE_CUSTOM_OP_SWIGLU_H_
 
-#include <type_traits>
-
 #include "oneflow_lite/oneflow_lite.h"
 
 namespace example {
@@ -15,11 +13,6 @@ constexpr const char* kSwigluOp = "swiglu";
 constexpr const char* kSwigluX = "x";
 constexpr const char* kSwigluGate = "gate";
 constexpr const char* kSwigluY = "y";
-
-// The element types the kernels serve: oflite's floating dtypes.
-template <typename T>
-constexpr bool kIsFloating = std::is_floating_point_v<T> || std::is_same_v<T, oflite::float16> ||
-                             std::is_same_v<T, oflite::bfloat16>;
 
 // The typed call. By name it is oflite::functional::Call("swiglu", {x, gate}).
 oflite::Maybe<oflite::Tensor> Swiglu(const oflite::Tensor& x, const oflite::Tensor& gate);

@@ -38,7 +38,7 @@ class SwigluCpuKernel final : public oflite::OpKernel {
     const Tensor& y = ctx->Output(kSwigluY);
     oflite::VisitDataType(x.dtype(), [&](auto tag) {
       using T = typename decltype(tag)::type;
-      if constexpr (kIsFloating<T>) {
+      if constexpr (oflite::kIsFloatingType<T>) {
         SwigluLoop(static_cast<const T*>(x.data()), static_cast<const T*>(gate.data()),
                    static_cast<T*>(y.mut_data()), x.elem_cnt());
       }

@@ -50,7 +50,7 @@ class SwigluCudaKernel final : public oflite::OpKernel {
     const auto stream = static_cast<cudaStream_t>(native_stream);
     const cudaError_t status = oflite::VisitDataType(x.dtype(), [&](auto tag) {
       using T = typename decltype(tag)::type;
-      if constexpr (kIsFloating<T>) {
+      if constexpr (oflite::kIsFloatingType<T>) {
         return Launch<T>(stream, x, gate, y);
       } else {
         return cudaErrorInvalidValue;  // IsMatched let only floating dtypes through
