@@ -324,9 +324,6 @@ std::vector<std::string> SplitList(const std::string& text, const std::string& s
   }  // "" is the empty list
   return items;
 }
-}  // namespace
-
-namespace {
 
 // The number as a double, which holds every float and the int64s that can convert exactly.
 std::optional<double> NumberOf(const AttrValue& value) {
