@@ -7,6 +7,8 @@
 
 #include <cstdint>
 
+#include "oneflow_lite/common/scoped_setting.h"
+
 namespace oflite {
 namespace ep {
 
@@ -22,23 +24,11 @@ SoftmaxImpl GetSoftmaxImplOverride();
 void SetSoftmaxGridLimitOverride(int64_t blocks);
 int64_t GetSoftmaxGridLimitOverride();
 
-// Sets one of the overrides above for a scope and restores the previous value.
-template <typename T, T (*kGet)(), void (*kSet)(T)>
-class ScopedOverride {
- public:
-  explicit ScopedOverride(T value) : previous_(kGet()) { kSet(value); }
-  ScopedOverride(const ScopedOverride&) = delete;
-  ScopedOverride& operator=(const ScopedOverride&) = delete;
-  ~ScopedOverride() { kSet(previous_); }
-
- private:
-  T previous_;
-};
-
+// Set one of the overrides above for a scope and restore the previous value.
 using ScopedSoftmaxImpl =
-    ScopedOverride<SoftmaxImpl, &GetSoftmaxImplOverride, &SetSoftmaxImplOverride>;
+    ScopedSetting<SoftmaxImpl, &GetSoftmaxImplOverride, &SetSoftmaxImplOverride>;
 using ScopedSoftmaxGridLimit =
-    ScopedOverride<int64_t, &GetSoftmaxGridLimitOverride, &SetSoftmaxGridLimitOverride>;
+    ScopedSetting<int64_t, &GetSoftmaxGridLimitOverride, &SetSoftmaxGridLimitOverride>;
 
 }  // namespace ep
 }  // namespace oflite

@@ -5,6 +5,8 @@
 #ifndef ONEFLOW_LITE_EP_MATMUL_SETTINGS_H_
 #define ONEFLOW_LITE_EP_MATMUL_SETTINGS_H_
 
+#include "oneflow_lite/common/scoped_setting.h"
+
 namespace oflite {
 namespace ep {
 
@@ -12,16 +14,7 @@ void SetAllowTf32(bool allow);
 bool AllowTf32();
 
 // Sets AllowTf32 for a scope and restores the previous value.
-class ScopedAllowTf32 {
- public:
-  explicit ScopedAllowTf32(bool allow) : previous_(AllowTf32()) { SetAllowTf32(allow); }
-  ScopedAllowTf32(const ScopedAllowTf32&) = delete;
-  ScopedAllowTf32& operator=(const ScopedAllowTf32&) = delete;
-  ~ScopedAllowTf32() { SetAllowTf32(previous_); }
-
- private:
-  bool previous_;
-};
+using ScopedAllowTf32 = ScopedSetting<bool, &AllowTf32, &SetAllowTf32>;
 
 }  // namespace ep
 }  // namespace oflite
