@@ -170,18 +170,6 @@ InferFn InferSameAsInput(const std::string& input, const std::string& output) {
   };
 }
 
-proto::SbpParallel SplitSbp(int64_t axis) {
-  proto::SbpParallel sbp;
-  sbp.mutable_split_parallel()->set_axis(axis);
-  return sbp;
-}
-
-proto::SbpParallel BroadcastSbp() {
-  proto::SbpParallel sbp;
-  sbp.mutable_broadcast_parallel();
-  return sbp;
-}
-
 std::vector<BroadcastSplit> BroadcastSplits(const Shape& a, const Shape& b, int64_t num_axes) {
   const int64_t rank = std::max(a.rank(), b.rank());
   std::vector<BroadcastSplit> splits;
@@ -195,12 +183,6 @@ std::vector<BroadcastSplit> BroadcastSplits(const Shape& a, const Shape& b, int6
     }
   }
   return splits;
-}
-
-proto::SbpParallel PartialSumSbp() {
-  proto::SbpParallel sbp;
-  sbp.mutable_partial_sum_parallel();
-  return sbp;
 }
 
 std::string SbpToString(const proto::SbpParallel& sbp) {

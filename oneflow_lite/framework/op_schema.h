@@ -130,9 +130,7 @@ Maybe<AttrMap> CompleteAttrs(const std::string& call, const std::vector<AttrDef>
 
 // Common inference and SBP functions.
 InferFn InferSameAsInput(const std::string& input, const std::string& output);
-proto::SbpParallel SplitSbp(int64_t axis);
-proto::SbpParallel BroadcastSbp();
-proto::SbpParallel PartialSumSbp();
+// SplitSbp, BroadcastSbp, PartialSumSbp: oneflow_lite/framework/sbp_builder.h.
 
 // Splits of two operands that broadcast (ranks aligned from the right) along the result's axes
 // [0, num_axes): an operand with the axis at full size splits along its own axis, one that

@@ -2,48 +2,50 @@
 
 namespace oflite {
 
+proto::SbpParallel SplitSbp(int64_t axis) {
+  proto::SbpParallel sbp;
+  sbp.mutable_split_parallel()->set_axis(axis);
+  return sbp;
+}
+
+proto::SbpParallel BroadcastSbp() {
+  proto::SbpParallel sbp;
+  sbp.mutable_broadcast_parallel();
+  return sbp;
+}
+
+proto::SbpParallel PartialSumSbp() {
+  proto::SbpParallel sbp;
+  sbp.mutable_partial_sum_parallel();
+  return sbp;
+}
+
 SbpBuilder& SbpBuilder::Set(const std::string& arg, const proto::SbpParallel& sbp) {
   (*signature_.mutable_arg_sbp())[arg] = sbp;
   return *this;
 }
 
+SbpBuilder& SbpBuilder::SetAll(std::initializer_list<std::string> args,
+                               const proto::SbpParallel& sbp) {
+  for (const std::string& arg : args) {
+    Set(arg, sbp);
+  }
+  return *this;
+}
+
 SbpBuilder& SbpBuilder::Split(const std::string& arg, int64_t axis) {
-  proto::SbpParallel sbp;
-  sbp.mutable_split_parallel()->set_axis(axis);
-  return Set(arg, sbp);
+  return Set(arg, SplitSbp(axis));
 }
-
 SbpBuilder& SbpBuilder::Split(std::initializer_list<std::string> args, int64_t axis) {
-  for (const std::string& arg : args) {
-    Split(arg, axis);
-  }
-  return *this;
+  return SetAll(args, SplitSbp(axis));
 }
-
-SbpBuilder& SbpBuilder::Broadcast(const std::string& arg) {
-  proto::SbpParallel sbp;
-  sbp.mutable_broadcast_parallel();
-  return Set(arg, sbp);
-}
-
+SbpBuilder& SbpBuilder::Broadcast(const std::string& arg) { return Set(arg, BroadcastSbp()); }
 SbpBuilder& SbpBuilder::Broadcast(std::initializer_list<std::string> args) {
-  for (const std::string& arg : args) {
-    Broadcast(arg);
-  }
-  return *this;
+  return SetAll(args, BroadcastSbp());
 }
-
-SbpBuilder& SbpBuilder::PartialSum(const std::string& arg) {
-  proto::SbpParallel sbp;
-  sbp.mutable_partial_sum_parallel();
-  return Set(arg, sbp);
-}
-
+SbpBuilder& SbpBuilder::PartialSum(const std::string& arg) { return Set(arg, PartialSumSbp()); }
 SbpBuilder& SbpBuilder::PartialSum(std::initializer_list<std::string> args) {
-  for (const std::string& arg : args) {
-    PartialSum(arg);
-  }
-  return *this;
+  return SetAll(args, PartialSumSbp());
 }
 
 }  // namespace oflite

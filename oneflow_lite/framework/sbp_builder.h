@@ -14,6 +14,10 @@
 
 namespace oflite {
 
+proto::SbpParallel SplitSbp(int64_t axis);
+proto::SbpParallel BroadcastSbp();
+proto::SbpParallel PartialSumSbp();
+
 class SbpBuilder {
  public:
   // Each names the SBP of one argument (or of several alike); a later call for the same
@@ -29,6 +33,8 @@ class SbpBuilder {
   proto::SbpSignature Build() const { return signature_; }
 
  private:
+  SbpBuilder& SetAll(std::initializer_list<std::string> args, const proto::SbpParallel& sbp);
+
   proto::SbpSignature signature_;
 };
 

@@ -1083,10 +1083,12 @@ TEST_F(CliTest, BenchSgemmRungRefusesWhatItCannotTime) {
   const CliResult cpu = Run({"bench", "matmul", "--shape", "8,8,8", "--device", "cpu", "--arg",
                              "impl=sgemm_v3", "--reps", "1", "--warmup", "0"});
   EXPECT_EQ(cpu.status, 1) << cpu;
-  EXPECT_TRUE(Contains(cpu.err, "oflite: ValueError: bench: impl=sgemm_v3 times float32 matmul "
-                                "without transposes on cuda, got matmul float32 on cpu") ||
-              Contains(cpu.err, "oflite: NotImplemented: bench: impl=sgemm_v3 is a rung of the "
-                                "CUDA SGEMM ladder: this build has no CUDA"))
+  EXPECT_TRUE(Contains(cpu.err,
+                       "oflite: ValueError: bench: impl=sgemm_v3 times float32 matmul "
+                       "without transposes on cuda, got matmul float32 on cpu") ||
+              Contains(cpu.err,
+                       "oflite: NotImplemented: bench: impl=sgemm_v3 is a rung of the "
+                       "CUDA SGEMM ladder: this build has no CUDA"))
       << cpu;
   const CliResult unknown = Run({"bench", "matmul", "--shape", "8,8,8", "--device", "cpu", "--arg",
                                  "impl=sgemm_v99", "--reps", "1", "--warmup", "0"});

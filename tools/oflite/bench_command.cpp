@@ -34,12 +34,12 @@
 #include <string>
 #include <vector>
 
+#include "ep/softmax_impl.h"
 #include "oneflow_lite/common/join.h"
 #include "oneflow_lite/ep/device.h"
 #include "oneflow_lite/ep/event.h"
 #include "oneflow_lite/ep/matmul_settings.h"
 #include "oneflow_lite/ep/num_threads.h"
-#include "ep/softmax_impl.h"
 #include "oneflow_lite/framework/interpreter.h"
 #include "primitive/fill.h"
 #include "primitive/memcpy.h"

@@ -1,8 +1,8 @@
 // sgemm rung v0: the naive kernel. One thread per output element; every multiply reads its A and
 // B operands straight from global memory (no reuse beyond what the caches give). 16 x 16 thread
 // blocks, threadIdx.x along the columns so that a warp's B loads and C stores are contiguous.
-#include "ep/cuda/sgemm/sgemm.h"
 #include "ep/cuda/sgemm/common.cuh"
+#include "ep/cuda/sgemm/sgemm.h"
 
 namespace oflite {
 namespace ep {

@@ -3,8 +3,8 @@
 // shared memory (one element of each per thread, zero outside the matrices), synchronizes, and
 // every thread accumulates its one output from the shared tiles: each global element is read by
 // the block once instead of 16 times.
-#include "ep/cuda/sgemm/sgemm.h"
 #include "ep/cuda/sgemm/common.cuh"
+#include "ep/cuda/sgemm/sgemm.h"
 
 namespace oflite {
 namespace ep {

@@ -5,8 +5,8 @@
 // 128-byte coalesced transactions (v1's 16-wide rows give half-warp, 64-byte segments), its
 // reads of the A tile are one broadcast per step and its reads of the B tile hit 32 distinct
 // banks. The inner loop is fully unrolled over the constant BK.
-#include "ep/cuda/sgemm/sgemm.h"
 #include "ep/cuda/sgemm/common.cuh"
+#include "ep/cuda/sgemm/sgemm.h"
 
 namespace oflite {
 namespace ep {
