@@ -4,33 +4,21 @@
 #   find_package(oneflow_lite REQUIRED)
 #   target_link_libraries(app PRIVATE oneflow_lite::oneflow_lite)
 #
-# Layout: every public header keeps its include path ("oneflow_lite/...", "functional/...",
-# "primitive/...") under <prefix>/include/oneflow_lite, the one include root the installed
-# target carries, so the prefix's include directory gains only the folder oneflow_lite/.
-# Installed: the umbrella oneflow_lite/oneflow_lite.h and what it reaches: common/,
-# framework/, the generated version.h and proto/*.pb.h, the provider interfaces (ep/include),
-# the functional API and the primitive interfaces. Internal, not installed: ep/cpu, ep/cuda,
-# ops/, kernels/, tools/, functional/dim_utils.h and the providers' primitive helpers.
+# Layout: the public headers are the tree under oneflow_lite/ (common, framework, ep,
+# functional, primitive) with the generated version.h and proto/*.pb.h; they go to
+# <prefix>/include/oneflow_lite and are included as <oneflow_lite/...>. Everything else (ep/cpu,
+# ep/cuda, ops/, kernels/, tools/, the providers' helpers in primitive/ and functional/) is
+# internal.
 include(CMakePackageConfigHelpers)
 
-set(oflite_include_root ${CMAKE_INSTALL_INCLUDEDIR}/oneflow_lite)
 set(oflite_package_dir ${CMAKE_INSTALL_LIBDIR}/cmake/oneflow_lite)
 
-install(FILES oneflow_lite/oneflow_lite.h ${PROJECT_BINARY_DIR}/oneflow_lite/version.h
-  DESTINATION ${oflite_include_root}/oneflow_lite)
-install(DIRECTORY oneflow_lite/common oneflow_lite/framework ep/include/oneflow_lite/ep
-  DESTINATION ${oflite_include_root}/oneflow_lite FILES_MATCHING PATTERN "*.h")
+install(DIRECTORY oneflow_lite/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/oneflow_lite
+  FILES_MATCHING PATTERN "*.h")
+install(FILES ${PROJECT_BINARY_DIR}/oneflow_lite/version.h
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/oneflow_lite)
 install(DIRECTORY ${PROJECT_BINARY_DIR}/oneflow_lite/proto
-  DESTINATION ${oflite_include_root}/oneflow_lite FILES_MATCHING PATTERN "*.pb.h")
-install(FILES functional/functional.h functional/operators.h
-  DESTINATION ${oflite_include_root}/functional)
-# The primitive interfaces and factories; the rest of primitive/ serves the providers.
-file(GLOB oflite_primitive_headers primitive/*.h)
-list(REMOVE_ITEM oflite_primitive_headers
-  ${PROJECT_SOURCE_DIR}/primitive/broadcast_dims.h
-  ${PROJECT_SOURCE_DIR}/primitive/elementwise_functors.h
-  ${PROJECT_SOURCE_DIR}/primitive/floating_factory.h)
-install(FILES ${oflite_primitive_headers} DESTINATION ${oflite_include_root}/primitive)
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/oneflow_lite FILES_MATCHING PATTERN "*.pb.h")
 
 # Installed binaries find liboneflow_lite next to them, and the libraries it was linked with
 # (CUDA's, when outside the system's directories) where they were.

@@ -3,8 +3,8 @@
 #include <vector>
 
 #include "functional/dim_utils.h"
-#include "functional/functional.h"
 #include "oneflow_lite/framework/interpreter.h"
+#include "oneflow_lite/functional/functional.h"
 #include "ops/softmax_ops.h"
 #include "ops/transpose_ops.h"
 

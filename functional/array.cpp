@@ -2,8 +2,8 @@
 #include <vector>
 
 #include "functional/dim_utils.h"
-#include "functional/functional.h"
 #include "oneflow_lite/framework/interpreter.h"
+#include "oneflow_lite/functional/functional.h"
 #include "ops/transpose_ops.h"
 
 namespace oflite {

@@ -1,6 +1,6 @@
 // Call: any registered op by name, the entry that ops from op libraries are reached by.
-#include "functional/functional.h"
 #include "oneflow_lite/framework/interpreter.h"
+#include "oneflow_lite/functional/functional.h"
 
 namespace oflite {
 namespace functional {

@@ -2,9 +2,9 @@
 // broadcast primitive reads a one-element operand once per thread), dispatch the op.
 #include <string>
 
-#include "functional/functional.h"
 #include "oneflow_lite/common/type_promotion.h"
 #include "oneflow_lite/framework/interpreter.h"
+#include "oneflow_lite/functional/functional.h"
 #include "ops/elementwise_ops.h"
 
 namespace oflite {

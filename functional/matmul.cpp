@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "functional/functional.h"
 #include "oneflow_lite/framework/interpreter.h"
+#include "oneflow_lite/functional/functional.h"
 #include "ops/matmul_ops.h"
 
 namespace oflite {

@@ -6,10 +6,10 @@
 #include <utility>
 
 #include "oneflow_lite/framework/op_kernel.h"
+#include "oneflow_lite/primitive/broadcast_elementwise_binary.h"
+#include "oneflow_lite/primitive/cast.h"
+#include "oneflow_lite/primitive/elementwise_unary.h"
 #include "ops/elementwise_ops.h"
-#include "primitive/broadcast_elementwise_binary.h"
-#include "primitive/cast.h"
-#include "primitive/elementwise_unary.h"
 
 namespace oflite {
 namespace kernels {

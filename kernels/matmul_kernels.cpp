@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "oneflow_lite/framework/op_kernel.h"
+#include "oneflow_lite/primitive/batch_matmul.h"
 #include "ops/matmul_ops.h"
-#include "primitive/batch_matmul.h"
 
 namespace oflite {
 namespace kernels {

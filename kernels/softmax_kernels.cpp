@@ -1,9 +1,9 @@
 // Kernels for softmax, log_softmax and their grads: one template per direction, matched on
 // any device whose provider has the primitive for the dtype.
 #include "oneflow_lite/framework/op_kernel.h"
+#include "oneflow_lite/primitive/softmax.h"
+#include "oneflow_lite/primitive/softmax_backward.h"
 #include "ops/softmax_ops.h"
-#include "primitive/softmax.h"
-#include "primitive/softmax_backward.h"
 
 namespace oflite {
 namespace kernels {

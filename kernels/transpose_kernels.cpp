@@ -2,8 +2,8 @@
 #include <vector>
 
 #include "oneflow_lite/framework/op_kernel.h"
+#include "oneflow_lite/primitive/permute.h"
 #include "ops/transpose_ops.h"
-#include "primitive/permute.h"
 
 namespace oflite {
 namespace kernels {

@@ -6,8 +6,6 @@
 #ifndef ONEFLOW_LITE_ONEFLOW_LITE_H_
 #define ONEFLOW_LITE_ONEFLOW_LITE_H_
 
-#include "functional/functional.h"
-#include "functional/operators.h"
 #include "oneflow_lite/common/data_type.h"
 #include "oneflow_lite/common/device.h"
 #include "oneflow_lite/common/error.h"
@@ -31,16 +29,18 @@
 #include "oneflow_lite/framework/op_schema.h"
 #include "oneflow_lite/framework/op_test_spec.h"
 #include "oneflow_lite/framework/tensor.h"
+#include "oneflow_lite/functional/functional.h"
+#include "oneflow_lite/functional/operators.h"
+#include "oneflow_lite/primitive/batch_matmul.h"
+#include "oneflow_lite/primitive/broadcast_elementwise_binary.h"
+#include "oneflow_lite/primitive/cast.h"
+#include "oneflow_lite/primitive/elementwise_unary.h"
+#include "oneflow_lite/primitive/fill.h"
+#include "oneflow_lite/primitive/memcpy.h"
+#include "oneflow_lite/primitive/permute.h"
+#include "oneflow_lite/primitive/primitive.h"
+#include "oneflow_lite/primitive/softmax.h"
+#include "oneflow_lite/primitive/softmax_backward.h"
 #include "oneflow_lite/version.h"
-#include "primitive/batch_matmul.h"
-#include "primitive/broadcast_elementwise_binary.h"
-#include "primitive/cast.h"
-#include "primitive/elementwise_unary.h"
-#include "primitive/fill.h"
-#include "primitive/memcpy.h"
-#include "primitive/permute.h"
-#include "primitive/primitive.h"
-#include "primitive/softmax.h"
-#include "primitive/softmax_backward.h"
 
 #endif  // ONEFLOW_LITE_ONEFLOW_LITE_H_

@@ -262,7 +262,7 @@ void RegisterBinary(BinaryOp op) {
   builder.SetSbpFn([op](const InferContext& ctx) -> Maybe<std::vector<proto::SbpSignature>> {
     return BinarySignatures(ctx.inputs()[0].shape, ctx.inputs()[1].shape, op, ArgOrder(ctx));
   });
-  OpRegistry::Global().Register(builder.schema());
+  OpRegistry::Global().Register(builder);
 }
 
 // x op s: splits pass through; partial sums only where the op is linear in x: x * s, s * x and
@@ -282,7 +282,7 @@ void RegisterScalarBinary(BinaryOp op) {
     const bool linear = op == BinaryOp::kMul || (op == BinaryOp::kDiv && !scalar_first);
     return UnarySignatures(ctx.inputs()[0].shape, linear, ArgOrder(ctx));
   });
-  OpRegistry::Global().Register(builder.schema());
+  OpRegistry::Global().Register(builder);
 }
 
 void RegisterUnary(UnaryOp op) {
@@ -297,7 +297,7 @@ void RegisterUnary(UnaryOp op) {
   builder.SetSbpFn([op](const InferContext& ctx) -> Maybe<std::vector<proto::SbpSignature>> {
     return UnarySignatures(ctx.inputs()[0].shape, op == UnaryOp::kNeg, ArgOrder(ctx));
   });
-  OpRegistry::Global().Register(builder.schema());
+  OpRegistry::Global().Register(builder);
 }
 
 const bool kElementwiseOpsRegistered = [] {

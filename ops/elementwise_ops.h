@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "oneflow_lite/common/data_type.h"
-#include "primitive/elementwise_op.h"
+#include "oneflow_lite/primitive/elementwise_op.h"
 
 namespace oflite {
 namespace ops {

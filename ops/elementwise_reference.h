@@ -6,7 +6,7 @@
 #define ONEFLOW_LITE_OPS_ELEMENTWISE_REFERENCE_H_
 
 #include "oneflow_lite/common/data_type.h"
-#include "primitive/elementwise_op.h"
+#include "oneflow_lite/primitive/elementwise_op.h"
 
 namespace oflite {
 

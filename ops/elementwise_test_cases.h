@@ -14,7 +14,7 @@
 #include "oneflow_lite/common/shape.h"
 #include "oneflow_lite/framework/attr_map.h"
 #include "oneflow_lite/framework/op_test_spec.h"
-#include "primitive/elementwise_op.h"
+#include "oneflow_lite/primitive/elementwise_op.h"
 
 namespace oflite {
 namespace ops {

@@ -1,4 +1,4 @@
-#include "primitive/batch_matmul.h"
+#include "oneflow_lite/primitive/batch_matmul.h"
 
 namespace oflite {
 namespace primitive {

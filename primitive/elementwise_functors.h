@@ -15,7 +15,7 @@
 #include <type_traits>
 
 #include "oneflow_lite/common/scalar.h"
-#include "primitive/elementwise_op.h"
+#include "oneflow_lite/primitive/elementwise_op.h"
 
 #if defined(__CUDACC__)
 #define OFLITE_HOST_DEVICE __host__ __device__ __forceinline__

@@ -1,4 +1,4 @@
-#include "primitive/elementwise_op.h"
+#include "oneflow_lite/primitive/elementwise_op.h"
 
 namespace oflite {
 namespace primitive {

@@ -1,4 +1,4 @@
-#include "primitive/primitive.h"
+#include "oneflow_lite/primitive/primitive.h"
 
 #include <algorithm>
 #include <map>

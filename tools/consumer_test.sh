@@ -2,7 +2,7 @@
 # The installed package from a consumer's side. Installs a built oneflow_lite into a temporary
 # prefix, checks what it holds, builds the out-of-tree example tools/examples/custom_op against
 # it with find_package(oneflow_lite) alone, runs the example's program, and proves the example's
-# op with the installed CLI: `oflite --load libexample_ops.so optest --op swiglu --device cpu`
+# op with the installed CLI: `oflite --load libexample_ops.so optest --op example.swiglu --device cpu`
 # (and --device cuda when the package has CUDA and a GPU is visible).
 #
 # Usage: tools/consumer_test.sh BUILD_DIR     (ctest runs it as consumer_example)
@@ -21,17 +21,19 @@ config=$(find "$prefix" -name oneflow_liteConfig.cmake)
 [ -n "$config" ] || fail "no oneflow_liteConfig.cmake in the prefix"
 ls "$prefix"/lib*/liboneflow_lite.so > /dev/null || fail "no liboneflow_lite.so in the prefix"
 
-# The internals stay out, and every installed header compiles from the installed include root
-# alone (none reaches for a header that was not installed).
-for internal in ep/cpu ep/cuda ops kernels tools functional/dim_utils.h; do
+# Only oneflow_lite/ goes into the include directory, the internals stay out of it, and every
+# installed header compiles from the installed include root alone, included as a consumer
+# includes it (none reaches for a header that was not installed).
+[ "$(ls "$prefix/include")" = oneflow_lite ] || fail "include/ holds more than oneflow_lite/: $(ls "$prefix/include")"
+for internal in ep/cpu ep/cuda ops kernels tools functional/dim_utils.h primitive/broadcast_dims.h; do
   [ ! -e "$includes/$internal" ] || fail "internal $internal was installed"
 done
-(cd "$includes" && find . -name '*.h' | sed 's|^\./\(.*\)|#include "\1"|') > "$work/all_headers.cpp"
-c++ -std=c++17 -fsyntax-only -Wall -Wextra -Werror -I"$includes" "$work/all_headers.cpp" ||
+(cd "$prefix/include" && find oneflow_lite -name '*.h' | sed 's|.*|#include <&>|') > "$work/all_headers.cpp"
+c++ -std=c++17 -fsyntax-only -Wall -Wextra -Werror -I"$prefix/include" "$work/all_headers.cpp" ||
   fail "the installed headers do not compile on their own"
 # glog is the library's own logger, not part of its API: no installed header includes it (it
 # sits on the system include path, so compiling cannot show that; the dependency list does).
-c++ -std=c++17 -M -I"$includes" "$work/all_headers.cpp" > "$work/all_headers.d"
+c++ -std=c++17 -M -I"$prefix/include" "$work/all_headers.cpp" > "$work/all_headers.d"
 ! grep -q '/glog/' "$work/all_headers.d" || fail "an installed header includes glog: $(grep -o '[^ ]*/glog/[^ ]*' "$work/all_headers.d" | head -1)"
 
 launcher=()
@@ -45,9 +47,11 @@ cmake --build "$work/example" || fail "building the example failed"
 
 "$work/example/swiglu_demo"
 oflite=("$prefix/bin/oflite" --load "$work/example/libexample_ops.so")
-"${oflite[@]}" ops | grep -qx "swiglu" || fail "oflite --load ... ops does not list swiglu"
-"${oflite[@]}" optest --op swiglu --device cpu
+# (grep reads all of it: with -q it could exit first and fail the pipe with SIGPIPE)
+"${oflite[@]}" ops | grep -x "example.swiglu" > /dev/null ||
+  fail "oflite --load ... ops does not list example.swiglu"
+"${oflite[@]}" optest --op example.swiglu --device cpu
 if grep -q "set(oneflow_lite_WITH_CUDA ON)" "$config" && nvidia-smi -L > /dev/null 2>&1; then
-  "${oflite[@]}" optest --op swiglu --device cuda
+  "${oflite[@]}" optest --op example.swiglu --device cuda
 fi
 echo "consumer_test: the installed package builds and runs the example"

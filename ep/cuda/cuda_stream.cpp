@@ -2,7 +2,7 @@
 
 #include <memory>
 
-#include "primitive/primitive.h"
+#include "oneflow_lite/primitive/primitive.h"
 
 namespace oflite {
 namespace ep {

@@ -25,7 +25,12 @@ const std::string& CurrentRegistrationOwner() {
 void ReportDuplicateRegistration(const std::string& what, const std::string& existing_owner) {
   CHECK(live_scope != nullptr) << what << " is registered twice (both " << existing_owner
                                << "): two registrations linked into one process";
-  live_scope->AddConflict({what, existing_owner});
+  live_scope->AddRefusal(what + ", which is already registered by " + existing_owner);
+}
+
+void ReportRefusedRegistration(const std::string& refusal) {
+  CHECK(live_scope != nullptr) << "refused registration: " << refusal;
+  live_scope->AddRefusal(refusal);
 }
 
 }  // namespace oflite

@@ -6,8 +6,8 @@
 // itself and any program or library linked to it that registers its ops at start-up. There a
 // duplicate is a programming error and fails a CHECK (nothing could return the error: static
 // initializers run before main). While LoadOpLibrary loads a library, a RegistrationScope names
-// the library as the owner, and a duplicate is recorded as a conflict (and dropped) for
-// LoadOpLibrary to return as an error.
+// the library as the owner, and a refused registration (a duplicate, or a name the library may
+// not use) is recorded (and dropped) for LoadOpLibrary to return as an error.
 #ifndef ONEFLOW_LITE_COMMON_REGISTRATION_OWNER_H_
 #define ONEFLOW_LITE_COMMON_REGISTRATION_OWNER_H_
 
@@ -17,12 +17,6 @@
 namespace oflite {
 
 constexpr const char* kBuiltinOwner = "built-in";
-
-// A registration refused because its name was taken.
-struct RegistrationConflict {
-  std::string what;            // e.g. "op 'softmax'"
-  std::string existing_owner;  // who registered it first
-};
 
 // Makes `owner` the owner of the registrations made while it lives. One at a time: scopes do
 // not nest (LoadOpLibrary holds a lock around each).
@@ -34,13 +28,14 @@ class RegistrationScope {
   ~RegistrationScope();
 
   const std::string& owner() const { return owner_; }
-  // The duplicate registrations refused while this scope was live.
-  const std::vector<RegistrationConflict>& conflicts() const { return conflicts_; }
-  void AddConflict(RegistrationConflict conflict) { conflicts_.push_back(std::move(conflict)); }
+  // The registrations refused while this scope was live, each as "op 'softmax', which is
+  // already registered by built-in".
+  const std::vector<std::string>& refusals() const { return refusals_; }
+  void AddRefusal(std::string refusal) { refusals_.push_back(std::move(refusal)); }
 
  private:
   std::string owner_;
-  std::vector<RegistrationConflict> conflicts_;
+  std::vector<std::string> refusals_;
 };
 
 // The owner of a registration made now: the live scope's, else kBuiltinOwner.
@@ -50,6 +45,9 @@ const std::string& CurrentRegistrationOwner();
 // `existing_owner`: records the conflict in the live scope, or CHECK-fails naming both owners
 // when there is none. The caller then drops the new registration.
 void ReportDuplicateRegistration(const std::string& what, const std::string& existing_owner);
+// For registrations refused for another reason (`refusal`: "op 'x y', which is not ..."):
+// records it in the live scope, or CHECK-fails with it when there is none.
+void ReportRefusedRegistration(const std::string& refusal);
 
 }  // namespace oflite
 

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -192,11 +193,9 @@ std::string AttrValueToString(const AttrValue& value) {
     case AttrType::kInt64:
       return std::to_string(std::get<int64_t>(v));
     case AttrType::kFloat:
-      out << std::get<float>(v);
-      return out.str();
+      return ShortestDecimal(std::get<float>(v), true);
     case AttrType::kDouble:
-      out << std::get<double>(v);
-      return out.str();
+      return ShortestDecimal(std::get<double>(v), false);
     case AttrType::kString:
       return "'" + std::get<std::string>(v) + "'";
     case AttrType::kShape:
@@ -346,6 +345,34 @@ std::optional<double> NumberOf(const AttrValue& value) {
 
 }  // namespace
 
+std::string ShortestDecimal(double value, bool as_float) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  if (!std::isfinite(value)) {
+    return text;
+  }
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(text, sizeof text, "%.*g", digits, value);
+    const double back = std::strtod(text, nullptr);
+    if (as_float ? static_cast<float>(back) == static_cast<float>(value) : back == value) {
+      break;
+    }
+  }
+  return text;
+}
+
+namespace {
+// Whether `d` as a float means the same number: the float holds it exactly, or `d` is the
+// double of the float's own shortest decimal (1e-6, 0.1), as a literal written for it would be.
+bool FloatKeeps(double d) {
+  const auto f = static_cast<float>(d);
+  if (std::isnan(d) || static_cast<double>(f) == d) {
+    return true;
+  }
+  return std::isfinite(f) && std::strtod(ShortestDecimal(f, true).c_str(), nullptr) == d;
+}
+}  // namespace
+
 std::optional<AttrValue> ConvertNumberExactly(const AttrValue& value, AttrType to) {
   const std::optional<double> number = NumberOf(value);
   if (!number.has_value()) {
@@ -355,11 +382,9 @@ std::optional<AttrValue> ConvertNumberExactly(const AttrValue& value, AttrType t
   switch (to) {
     case AttrType::kDouble:
       return AttrValue(d);
-    case AttrType::kFloat: {
-      const auto f = static_cast<float>(d);
-      const bool exact = std::isnan(d) || static_cast<double>(f) == d;
-      return exact ? std::optional<AttrValue>(AttrValue(f)) : std::nullopt;
-    }
+    case AttrType::kFloat:
+      return FloatKeeps(d) ? std::optional<AttrValue>(AttrValue(static_cast<float>(d)))
+                           : std::nullopt;
     case AttrType::kInt64: {
       const bool exact = std::isfinite(d) && std::trunc(d) == d && d >= -0x1p63 && d < 0x1p63;
       return exact ? std::optional<AttrValue>(AttrValue(static_cast<int64_t>(d))) : std::nullopt;

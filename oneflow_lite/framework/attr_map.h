@@ -35,9 +35,12 @@ class AttrValue;
 const char* AttrTypeName(AttrType type);                // "bool", "int64", "list_int64", ...
 std::string AttrValueToString(const AttrValue& value);  // "3", "[2, 0, 1]", "float32"
 // `value` as a `to` where both are numbers (int64, float, double) and the value converts exactly
-// (1 -> 1.0, 0.5f -> 0.5, 2.0 -> 2, 0.25 -> 0.25f; not 1e-6 -> float, 2.5 -> int64); nullopt
-// otherwise. Op calls accept attribute values so.
+// (1 -> 1.0, 0.5f -> 0.5, 2.0 -> 2; not 2.5 -> int64, 16777217 -> float). A double becomes a
+// float when the float keeps the decimal it was written as (1e-6, 0.1; not 1.00000001);
+// nullopt otherwise. Op calls accept attribute values so.
 std::optional<AttrValue> ConvertNumberExactly(const AttrValue& value, AttrType to);
+// The fewest significant digits that read back as `value` (as a float when `as_float`).
+std::string ShortestDecimal(double value, bool as_float);
 // Parses text as a value of `type`: "3", "0.5", "true", "float16", "2,0,1" (lists), "2x3"
 // (shapes, also "2,3"). ValueError naming the text and the type when it does not parse.
 Maybe<AttrValue> ParseAttrValue(AttrType type, const std::string& text);

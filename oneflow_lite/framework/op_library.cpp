@@ -13,7 +13,7 @@
 #include "oneflow_lite/framework/op_kernel.h"
 #include "oneflow_lite/framework/op_registry.h"
 #include "oneflow_lite/framework/op_test_spec.h"
-#include "primitive/primitive.h"
+#include "oneflow_lite/primitive/primitive.h"
 
 namespace oflite {
 
@@ -55,13 +55,13 @@ std::string DlError() {
   return message != nullptr ? message : "unknown dynamic loader error";
 }
 
-// dlopen, with what the library's registrars register owned by `owner`; `conflicts` gets the
-// registrations refused because their names were taken.
+// dlopen, with what the library's registrars register owned by `owner`; `refusals` gets the
+// registrations refused.
 void* OpenOwned(const std::string& path, const std::string& owner,
-                std::vector<RegistrationConflict>* conflicts) {
+                std::vector<std::string>* refusals) {
   RegistrationScope scope(owner);
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  *conflicts = scope.conflicts();
+  *refusals = scope.refusals();
   return handle;
 }
 
@@ -75,7 +75,7 @@ void UndoRegistrations(const std::string& owner) {
 // Empty when the freshly opened library is a compatible op library that registered nothing
 // that exists; else why not.
 std::string CheckLibrary(void* handle, const std::string& owner,
-                         const std::vector<RegistrationConflict>& conflicts) {
+                         const std::vector<std::string>& refusals) {
   dlerror();  // clear any stale message
   using EntryFn = const char* (*)();
   auto entry = reinterpret_cast<EntryFn>(dlsym(handle, kOpLibraryEntrySymbol));
@@ -94,12 +94,11 @@ std::string CheckLibrary(void* handle, const std::string& owner,
     return owner + " was compiled against oneflow_lite " + version + ", which cannot run with " +
            "this oneflow_lite " + Version() + " (rebuild it against " + Version() + ")";
   }
-  std::string clashes;
-  for (const RegistrationConflict& conflict : conflicts) {
-    clashes += (clashes.empty() ? "" : "; and ") + conflict.what +
-               ", which is already registered by " + conflict.existing_owner;
+  std::string refused;
+  for (const std::string& refusal : refusals) {
+    refused += (refused.empty() ? "" : "; and ") + refusal;
   }
-  return clashes.empty() ? "" : owner + " registers " + clashes;
+  return refused.empty() ? "" : owner + " registers " + refused;
 }
 
 }  // namespace
@@ -122,8 +121,8 @@ Maybe<void> LoadOpLibrary(const std::string& path) {
   std::lock_guard<std::mutex> lock(table.mutex);
   const std::string dlopen_path = DlopenPath(path);
   const std::string owner = RealPathOr(dlopen_path);
-  std::vector<RegistrationConflict> conflicts;
-  void* handle = OpenOwned(dlopen_path, owner, &conflicts);
+  std::vector<std::string> refusals;
+  void* handle = OpenOwned(dlopen_path, owner, &refusals);
   if (handle == nullptr) {
     const std::string message = DlError();
     UndoRegistrations(owner);  // nothing ran, as a rule; if anything did, its code is gone
@@ -137,7 +136,7 @@ Maybe<void> LoadOpLibrary(const std::string& path) {
         << "LoadOpLibrary: " << known->second.error;
     return Ok();
   }
-  std::string problem = CheckLibrary(handle, owner, conflicts);
+  std::string problem = CheckLibrary(handle, owner, refusals);
   if (!problem.empty()) {
     UndoRegistrations(owner);  // the library stays mapped, inert (see op_library.h)
     problem += "; nothing it registered was kept";

@@ -2,6 +2,7 @@
 
 #include "oneflow_lite/common/join.h"
 #include "oneflow_lite/common/registration_owner.h"
+#include "oneflow_lite/framework/op_signature.h"
 
 namespace oflite {
 
@@ -10,7 +11,57 @@ OpRegistry& OpRegistry::Global() {
   return registry;
 }
 
+namespace {
+
+// Why `name` may not be registered by the current owner; empty when it may.
+std::string RefusalOf(const std::string& name) {
+  const Maybe<void> valid = CheckOpName(name);
+  if (!valid.ok()) {
+    return "an op with an invalid name: " + valid.error().message();
+  }
+  if (CurrentRegistrationOwner() == kBuiltinOwner) {
+    return "";
+  }
+  const std::string ns = OpNamespace(name);
+  if (ns.empty()) {
+    return "op '" + name + "' without a namespace (an op library names its ops 'namespace.op', " +
+           "e.g. 'myns." + name + "', so that they cannot collide with built-in ops)";
+  }
+  if (ns == "oflite") {
+    return "op '" + name + "' in the namespace 'oflite', which is reserved for oneflow_lite";
+  }
+  return "";
+}
+
+// The registered ops whose name is `short_name` in some namespace.
+std::vector<std::string> NamespacedOps(const std::vector<std::string>& ops,
+                                       const std::string& short_name) {
+  std::vector<std::string> found;
+  for (const std::string& op : ops) {
+    const std::string ns = OpNamespace(op);
+    if (!ns.empty() && op.compare(ns.size() + 1, std::string::npos, short_name) == 0) {
+      found.push_back(op);
+    }
+  }
+  return found;
+}
+
+}  // namespace
+
+void OpRegistry::Register(const OpSchemaBuilder& builder) {
+  if (!builder.error().empty()) {
+    ReportRefusedRegistration("an op whose signature does not parse: " + builder.error());
+    return;
+  }
+  Register(builder.schema());
+}
+
 void OpRegistry::Register(OpSchema schema) {
+  const std::string refusal = RefusalOf(schema.name());
+  if (!refusal.empty()) {
+    ReportRefusedRegistration(refusal);
+    return;
+  }
   table_.Update([&](Table& table) {
     const std::string name = schema.name();
     auto it = table.find(name);
@@ -26,8 +77,15 @@ void OpRegistry::Register(OpSchema schema) {
 Maybe<const OpSchema*> OpRegistry::Find(const std::string& op_type) const {
   const Table& table = table_.Read();
   auto it = table.find(op_type);
-  OFLITE_CHECK_OR_RETURN(it != table.end(), ValueError)
-      << "unknown op '" << op_type << "' (registered ops: " << Join(OpTypes()) << ")";
+  if (it == table.end()) {
+    const std::vector<std::string> ops = OpTypes();
+    const std::vector<std::string> namespaced = NamespacedOps(ops, op_type);
+    return OFLITE_ERROR(ValueError)
+           << "unknown op '" << op_type << "'"
+           << (namespaced.empty() ? ""
+                                  : " (ops of that name in a namespace: " + Join(namespaced) + ")")
+           << " (registered ops: " << Join(ops) << ")";
+  }
   return &it->second->schema;
 }
 

@@ -20,9 +20,14 @@ class OpRegistry {
  public:
   static OpRegistry& Global();
 
-  // A duplicate name is reported (ReportDuplicateRegistration) and not registered.
+  // A duplicate name is reported (ReportDuplicateRegistration) and not registered, and so is
+  // a name that is not an op name, an op library's op without a namespace or in the reserved
+  // namespace "oflite" (ReportRefusedRegistration).
   void Register(OpSchema schema);
-  // ValueError naming the registered ops when op_type is unknown.
+  // The builder's schema, or its signature's parse error reported as a refusal.
+  void Register(const OpSchemaBuilder& builder);
+  // ValueError naming the registered ops when op_type is unknown (and the namespaced ops of
+  // that short name, when there are some).
   Maybe<const OpSchema*> Find(const std::string& op_type) const;
   std::vector<std::string> OpTypes() const;  // sorted
   // Who registered op_type; empty when nobody did.
@@ -41,7 +46,7 @@ class OpRegistry {
 
 struct OpRegistrar {
   OpRegistrar(const OpSchemaBuilder& builder) {  // NOLINT: lets the macro end in a builder chain
-    OpRegistry::Global().Register(builder.schema());
+    OpRegistry::Global().Register(builder);
   }
 };
 

@@ -143,6 +143,26 @@ proto::OpDef OpSchema::ToProto() const {
   return def;
 }
 
+OpSchemaBuilder::OpSchemaBuilder(const std::string& name_or_signature)
+    : schema_(name_or_signature) {
+  if (name_or_signature.find('(') == std::string::npos) {
+    return;
+  }
+  Maybe<OpSignature> signature = ParseOpSignature(name_or_signature);
+  if (!signature.ok()) {
+    error_ = signature.error().message();
+    return;
+  }
+  schema_.name_ = signature.value().name;
+  schema_.inputs_ = std::move(signature.value().inputs);
+  schema_.outputs_ = std::move(signature.value().outputs);
+  schema_.attrs_ = std::move(signature.value().attrs);
+}
+
+std::string OpSchema::Signature() const {
+  return OpSignatureToString({name_, inputs_, outputs_, attrs_});
+}
+
 OpSchemaBuilder& OpSchemaBuilder::Input(const std::string& name) {
   schema_.inputs_.push_back(name);
   return *this;

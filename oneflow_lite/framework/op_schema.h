@@ -16,6 +16,7 @@
 #include "oneflow_lite/common/maybe.h"
 #include "oneflow_lite/common/shape.h"
 #include "oneflow_lite/framework/attr_map.h"
+#include "oneflow_lite/framework/op_signature.h"
 #include "oneflow_lite/framework/sbp_builder.h"
 #include "oneflow_lite/proto/op_def.pb.h"
 #include "oneflow_lite/proto/sbp.pb.h"
@@ -54,12 +55,6 @@ class InferContext {
 using InferFn = std::function<Maybe<void>(InferContext* ctx)>;
 using SbpFn = std::function<Maybe<std::vector<proto::SbpSignature>>(const InferContext& ctx)>;
 
-struct AttrDef {
-  std::string name;
-  AttrType type;
-  std::optional<AttrValue> default_value;  // nullopt: the caller must give it
-};
-
 class OpSchema {
  public:
   explicit OpSchema(std::string name) : name_(std::move(name)) {}
@@ -79,6 +74,8 @@ class OpSchema {
   Maybe<std::vector<proto::SbpSignature>> SbpSignatures(const std::vector<TensorDesc>& inputs,
                                                         const AttrMap& attrs) const;
   proto::OpDef ToProto() const;  // without kernels: the kernel registry adds those
+  // "softmax(Tensor x, int64 dim=-1) -> Tensor y", as ParseOpSignature reads it.
+  std::string Signature() const;
 
  private:
   friend class OpSchemaBuilder;
@@ -90,9 +87,11 @@ class OpSchema {
   SbpFn sbp_fn_;
 };
 
+// Starts from a name ("softmax", "myns.rms_norm") or a whole signature (op_signature.h); a
+// signature that does not parse leaves error() set, and the registry refuses the op with it.
 class OpSchemaBuilder {
  public:
-  explicit OpSchemaBuilder(const std::string& name) : schema_(name) {}
+  explicit OpSchemaBuilder(const std::string& name_or_signature);
 
   OpSchemaBuilder& Input(const std::string& name);
   OpSchemaBuilder& Output(const std::string& name);
@@ -104,9 +103,11 @@ class OpSchemaBuilder {
   OpSchemaBuilder& SetSbpFn(SbpFn fn);
 
   const OpSchema& schema() const { return schema_; }
+  const std::string& error() const { return error_; }
 
  private:
   OpSchema schema_;
+  std::string error_;
 };
 
 template <typename T>

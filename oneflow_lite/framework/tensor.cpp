@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "oneflow_lite/ep/device.h"
-#include "primitive/fill.h"
-#include "primitive/memcpy.h"
+#include "oneflow_lite/primitive/fill.h"
+#include "oneflow_lite/primitive/memcpy.h"
 
 namespace oflite {
 

@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <new>
 
-#include "functional/functional.h"
 #include "oneflow_lite/ep/device.h"
+#include "oneflow_lite/functional/functional.h"
 #include "tests/support/test_util.h"
 
 namespace {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "functional/functional.h"
 #include "oneflow_lite/ep/num_threads.h"
+#include "oneflow_lite/functional/functional.h"
 #include "tests/support/test_util.h"
 
 namespace oflite {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "primitive/fill.h"
+#include "oneflow_lite/primitive/fill.h"
 #include "tests/support/test_util.h"
 
 #ifdef OFLITE_WITH_CUDA

@@ -21,13 +21,13 @@
 #include <utility>
 #include <vector>
 
+#include "oneflow_lite/primitive/broadcast_elementwise_binary.h"
+#include "oneflow_lite/primitive/cast.h"
+#include "oneflow_lite/primitive/elementwise_unary.h"
+#include "oneflow_lite/primitive/memcpy.h"
 #include "ops/elementwise_reference.h"
 #include "primitive/broadcast_dims.h"
-#include "primitive/broadcast_elementwise_binary.h"
-#include "primitive/cast.h"
 #include "primitive/elementwise_functors.h"
-#include "primitive/elementwise_unary.h"
-#include "primitive/memcpy.h"
 #include "tests/support/test_util.h"
 
 namespace oflite {

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "primitive/fill.h"
-#include "primitive/memcpy.h"
+#include "oneflow_lite/primitive/fill.h"
+#include "oneflow_lite/primitive/memcpy.h"
 #include "tests/support/test_util.h"
 
 namespace oflite {

@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "oneflow_lite/ep/matmul_settings.h"
-#include "primitive/batch_matmul.h"
-#include "primitive/memcpy.h"
+#include "oneflow_lite/primitive/batch_matmul.h"
+#include "oneflow_lite/primitive/memcpy.h"
 #include "tests/support/test_util.h"
 #ifdef OFLITE_WITH_CUDA
 #include "ep/cuda/primitive/batch_matmul_plan_cache.h"

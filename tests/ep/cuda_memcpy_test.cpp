@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "primitive/memcpy.h"
+#include "oneflow_lite/primitive/memcpy.h"
 #include "tests/support/test_util.h"
 
 namespace oflite {

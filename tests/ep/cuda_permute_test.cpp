@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "oneflow_lite/framework/interpreter.h"
+#include "oneflow_lite/primitive/permute.h"
+#include "oneflow_lite/primitive/softmax.h"
 #include "ops/softmax_reference.h"
 #include "ops/transpose_reference.h"
-#include "primitive/permute.h"
-#include "primitive/softmax.h"
 #include "tests/support/test_util.h"
 
 namespace oflite {

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "primitive/memcpy.h"
+#include "oneflow_lite/primitive/memcpy.h"
 #include "tests/support/test_util.h"
 
 #if defined(OFLITE_WITH_CUDA) && __has_include(<cuda_runtime.h>)

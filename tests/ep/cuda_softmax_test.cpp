@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "ep/softmax_impl.h"
+#include "oneflow_lite/primitive/memcpy.h"
+#include "oneflow_lite/primitive/permute.h"
+#include "oneflow_lite/primitive/softmax.h"
 #include "ops/softmax_reference.h"
-#include "primitive/memcpy.h"
-#include "primitive/permute.h"
-#include "primitive/softmax.h"
 #include "tests/support/test_util.h"
 
 #ifdef OFLITE_WITH_CUDA

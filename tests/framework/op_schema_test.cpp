@@ -105,8 +105,14 @@ TEST(OpSchemaTest, NumbersConvertWhereExact) {
   EXPECT_EQ(Unwrap(Unwrap(CompleteAttrs("op", defs, {{"eps", 2}})).Get<double>("eps")), 2.0);
   EXPECT_EQ(Unwrap(Unwrap(CompleteAttrs("op", defs, {{"scale", -7}})).Get<float>("scale")), -7.0f);
 
-  ExpectError(CompleteAttrs("op", defs, {{"scale", 1e-6}}), ErrorKind::kTypeError,
+  // A double literal for a float attribute: taken when float keeps its decimal digits.
+  EXPECT_EQ(Unwrap(Unwrap(CompleteAttrs("op", defs, {{"scale", 1e-6}})).Get<float>("scale")),
+            1e-6f);
+  EXPECT_EQ(Unwrap(Unwrap(CompleteAttrs("op", defs, {{"scale", 0.1}})).Get<float>("scale")), 0.1f);
+  ExpectError(CompleteAttrs("op", defs, {{"scale", 1.00000001}}), ErrorKind::kTypeError,
               {"op: attribute 'scale' must be float, got double", "does not convert exactly"});
+  ExpectError(CompleteAttrs("op", defs, {{"scale", 1e300}}), ErrorKind::kTypeError,
+              {"'scale' must be float"});
   ExpectError(CompleteAttrs("op", defs, {{"n", 2.5}}), ErrorKind::kTypeError,
               {"'n' must be int64, got double 2.5", "does not convert exactly"});
   ExpectError(CompleteAttrs("op", defs, {{"scale", int64_t{16777217}}}), ErrorKind::kTypeError,

@@ -11,7 +11,7 @@
 #include "oneflow_lite/framework/op_catalog.h"
 #include "oneflow_lite/framework/op_kernel.h"
 #include "oneflow_lite/framework/op_registry.h"
-#include "primitive/primitive.h"
+#include "oneflow_lite/primitive/primitive.h"
 #include "tests/support/test_util.h"
 
 namespace oflite {

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "functional/functional.h"
-#include "functional/operators.h"
 #include "oneflow_lite/common/type_promotion.h"
+#include "oneflow_lite/functional/functional.h"
+#include "oneflow_lite/functional/operators.h"
 #include "ops/elementwise_ops.h"
 #include "ops/elementwise_reference.h"
 #include "ops/softmax_reference.h"

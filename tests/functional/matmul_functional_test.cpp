@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "functional/functional.h"
 #include "oneflow_lite/framework/interpreter.h"
+#include "oneflow_lite/functional/functional.h"
+#include "oneflow_lite/primitive/batch_matmul.h"
 #include "ops/matmul_ops.h"
 #include "ops/matmul_reference.h"
-#include "primitive/batch_matmul.h"
 #include "tests/support/test_util.h"
 #ifdef OFLITE_WITH_CUDA
 #include "ep/cuda/primitive/batch_matmul_plan_cache.h"

@@ -65,20 +65,45 @@ struct RegistrySnapshot {
 
 TEST(OpLibraryTest, LoadsAGoodLibraryAndCallsItsOpByName) {
   ASSERT_TRUE(LoadOpLibrary(OFLITE_TEST_PLUGIN_GOOD).ok());
-  EXPECT_TRUE(HasOp("plugin_scale"));
-  EXPECT_TRUE(HasTestSpec("plugin_scale"));
-  EXPECT_EQ(OpRegistry::Global().OwnerOf("plugin_scale"), RealPath(OFLITE_TEST_PLUGIN_GOOD));
+  EXPECT_TRUE(HasOp("plugin.scale"));
+  EXPECT_TRUE(HasTestSpec("plugin.scale"));
+  EXPECT_EQ(OpRegistry::Global().OwnerOf("plugin.scale"), RealPath(OFLITE_TEST_PLUGIN_GOOD));
   EXPECT_EQ(OpRegistry::Global().OwnerOf("softmax"), kBuiltinOwner);
 
   const Tensor x = Unwrap(Tensor::FromVector<double>({1, -2, 3}, Shape{3}));
-  const std::vector<Tensor> y = Unwrap(functional::Call("plugin_scale", {x}, {{"factor", 1.5}}));
+  const std::vector<Tensor> y = Unwrap(functional::Call("plugin.scale", {x}, {{"factor", 1.5}}));
   ASSERT_EQ(y.size(), 1u);
   EXPECT_EQ(Unwrap(y[0].ToVector<double>()), (std::vector<double>{1.5, -3, 4.5}));
   // The CLI's `run` and `bench` reach it by name too, with its attrs as arguments.
-  const cli::FunctionEntry* entry = Unwrap(cli::FindFunction("plugin_scale"));
+  const cli::FunctionEntry* entry = Unwrap(cli::FindFunction("plugin.scale"));
   const AttrMap attrs = Unwrap(cli::ParseArgs(*entry, {"factor=-1"}));
   EXPECT_EQ(Unwrap(Unwrap(entry->call({x}, attrs)).ToVector<double>()),
             (std::vector<double>{-1, 2, -3}));
+}
+
+// A library's op may reuse a built-in's short name in its own namespace: both live, each
+// reached by its own name, and the built-in keeps its owner and kernels.
+TEST(OpLibraryTest, APluginOpBesideTheBuiltInOfItsShortName) {
+  ASSERT_TRUE(LoadOpLibrary(OFLITE_TEST_PLUGIN_SHADOW).ok());
+  EXPECT_EQ(OpRegistry::Global().OwnerOf("plugin.softmax"), RealPath(OFLITE_TEST_PLUGIN_SHADOW));
+  EXPECT_EQ(OpRegistry::Global().OwnerOf("softmax"), kBuiltinOwner);
+  EXPECT_EQ(KernelRegistry::Global().KernelsOf("plugin.softmax").size(), 1u);
+
+  const Tensor x = Unwrap(Tensor::FromVector<double>({1, 2, 4, -1, 0, 1}, Shape{2, 3}));
+  const Tensor y = Unwrap(functional::Call("plugin.softmax", {x}, {{"temperature", 2.0}})).at(0);
+  const Tensor expected = Unwrap(functional::Softmax(Unwrap(functional::Mul(x, 0.5)), -1));
+  const std::vector<double> got = Unwrap(y.ToVector<double>());
+  const std::vector<double> want = Unwrap(expected.ToVector<double>());
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_NEAR(got[i], want[i], 1e-12) << i;
+  }
+  // The built-in is untouched: no temperature attribute, the usual result.
+  ExpectError(functional::Call("softmax", {x}, {{"temperature", 2.0}}), ErrorKind::kValueError,
+              {"softmax: unknown attribute 'temperature'"});
+  EXPECT_EQ(Unwrap(Unwrap(functional::Call("softmax", {x})).at(0).ToVector<double>()),
+            Unwrap(Unwrap(functional::Softmax(x, -1)).ToVector<double>()));
+  EXPECT_EQ(Unwrap(OpRegistry::Global().Find("plugin.softmax"))->Signature(),
+            "plugin.softmax(Tensor x, double temperature=1) -> Tensor y");
 }
 
 TEST(OpLibraryTest, LoadingTheSameLibraryAgainByAnyPathDoesNothing) {
@@ -90,8 +115,8 @@ TEST(OpLibraryTest, LoadingTheSameLibraryAgainByAnyPathDoesNothing) {
   ASSERT_TRUE(LoadOpLibrary(OFLITE_TEST_PLUGIN_GOOD).ok());
   ASSERT_TRUE(LoadOpLibrary(roundabout).ok());
   EXPECT_TRUE(RegistrySnapshot::Take() == before);
-  EXPECT_TRUE(HasOp("plugin_scale"));
-  EXPECT_EQ(KernelRegistry::Global().KernelsOf("plugin_scale").size(), 1u);
+  EXPECT_TRUE(HasOp("plugin.scale"));
+  EXPECT_EQ(KernelRegistry::Global().KernelsOf("plugin.scale").size(), 1u);
   const std::vector<std::string> loaded = LoadedOpLibraries();
   EXPECT_EQ(std::count(loaded.begin(), loaded.end(), RealPath(OFLITE_TEST_PLUGIN_GOOD)), 1);
 }
@@ -103,7 +128,7 @@ TEST(OpLibraryTest, ABareFileNameIsAFileInTheCurrentDirectory) {
   const Maybe<void> loaded = LoadOpLibrary(path.filename().string());
   std::filesystem::current_path(cwd);
   ASSERT_TRUE(loaded.ok()) << loaded.error().ToString();
-  EXPECT_EQ(OpRegistry::Global().OwnerOf("plugin_scale"), RealPath(OFLITE_TEST_PLUGIN_GOOD));
+  EXPECT_EQ(OpRegistry::Global().OwnerOf("plugin.scale"), RealPath(OFLITE_TEST_PLUGIN_GOOD));
 }
 
 TEST(OpLibraryTest, AMissingFileIsAValueErrorWithTheLoadersMessage) {
@@ -132,16 +157,16 @@ TEST(OpLibraryTest, ALibraryWithoutTheEntrySymbolIsRefusedAndUndone) {
                 {RealPath(OFLITE_TEST_PLUGIN_NO_ENTRY), "is not a oneflow_lite op library",
                  "undefined symbol: oflite_op_library_version", "OFLITE_OP_LIBRARY()"});
   }
-  EXPECT_FALSE(HasOp("plugin_no_entry"));
-  EXPECT_FALSE(HasTestSpec("plugin_no_entry"));
-  EXPECT_TRUE(KernelRegistry::Global().KernelsOf("plugin_no_entry").empty());
+  EXPECT_FALSE(HasOp("plugin.no_entry"));
+  EXPECT_FALSE(HasTestSpec("plugin.no_entry"));
+  EXPECT_TRUE(KernelRegistry::Global().KernelsOf("plugin.no_entry").empty());
   EXPECT_TRUE(RegistrySnapshot::Take() == before);
 }
 
 TEST(OpLibraryTest, ALibraryOfAnotherVersionIsRefused) {
   ExpectError(LoadOpLibrary(OFLITE_TEST_PLUGIN_OLD_VERSION), ErrorKind::kValueError,
               {"compiled against oneflow_lite 0.0.7", std::string("oneflow_lite ") + Version()});
-  EXPECT_FALSE(HasOp("plugin_old_version"));
+  EXPECT_FALSE(HasOp("plugin.old_version"));
 }
 
 TEST(OpLibraryTest, AnEntryFunctionReturningNullIsAValueErrorNotAThrow) {
@@ -149,7 +174,7 @@ TEST(OpLibraryTest, AnEntryFunctionReturningNullIsAValueErrorNotAThrow) {
   ExpectError(LoadOpLibrary(OFLITE_TEST_PLUGIN_NULL_VERSION), ErrorKind::kValueError,
               {RealPath(OFLITE_TEST_PLUGIN_NULL_VERSION), "returned a null version string",
                "nothing it registered was kept"});
-  EXPECT_FALSE(HasOp("plugin_null_version"));
+  EXPECT_FALSE(HasOp("plugin.null_version"));
   EXPECT_TRUE(RegistrySnapshot::Take() == before);
 }
 
@@ -205,7 +230,7 @@ TEST(OpLibraryTest, LoadingWhileOtherThreadsDispatchFailsNoCall) {
   std::filesystem::remove_all(dir);
   EXPECT_GT(calls.load(), 0);
   EXPECT_EQ(failures.load(), 0) << first_failure;
-  EXPECT_FALSE(HasOp("plugin_conflict_extra"));
+  EXPECT_FALSE(HasOp("plugin.conflict_extra"));
 }
 
 TEST(OpLibraryTest, VersionsAreCompatibleWithinAMinorVersionBeforeOnePointZero) {
@@ -218,19 +243,19 @@ TEST(OpLibraryTest, VersionsAreCompatibleWithinAMinorVersionBeforeOnePointZero) 
   EXPECT_EQ(std::string(Version()), OFLITE_VERSION_STRING);
 }
 
-TEST(OpLibraryTest, ALibraryRegisteringABuiltInOpIsRefusedNamingBothAndUndone) {
+TEST(OpLibraryTest, ALibraryRegisteringAnOpWithoutNamespaceOrABuiltInKernelIsRefusedAndUndone) {
   const RegistrySnapshot before = RegistrySnapshot::Take();
   const std::string library = RealPath(OFLITE_TEST_PLUGIN_CONFLICT);
   for (int attempt = 0; attempt < 2; ++attempt) {
     ExpectError(LoadOpLibrary(OFLITE_TEST_PLUGIN_CONFLICT), ErrorKind::kValueError,
-                {library + " registers op 'softmax', which is already registered by built-in",
+                {library + " registers op 'softmax' without a namespace",
                  "kernel 'SoftmaxKernel' of op 'softmax', which is already registered by built-in",
                  "nothing it registered was kept"});
   }
   EXPECT_TRUE(RegistrySnapshot::Take() == before);
-  EXPECT_FALSE(HasOp("plugin_conflict_extra"));
-  EXPECT_FALSE(HasTestSpec("plugin_conflict_extra"));
-  EXPECT_TRUE(KernelRegistry::Global().KernelsOf("plugin_conflict_extra").empty());
+  EXPECT_FALSE(HasOp("plugin.conflict_extra"));
+  EXPECT_FALSE(HasTestSpec("plugin.conflict_extra"));
+  EXPECT_TRUE(KernelRegistry::Global().KernelsOf("plugin.conflict_extra").empty());
   EXPECT_FALSE(HasFactory("plugin_conflict_probe"));
   EXPECT_EQ(OpRegistry::Global().OwnerOf("softmax"), kBuiltinOwner);
   const std::vector<std::string> loaded = LoadedOpLibraries();
@@ -241,11 +266,11 @@ TEST(OpLibraryTest, TwoLibrariesRegisteringOneOpNameClashNamingBoth) {
   ASSERT_TRUE(LoadOpLibrary(OFLITE_TEST_PLUGIN_GOOD).ok());
   const RegistrySnapshot before = RegistrySnapshot::Take();
   ExpectError(LoadOpLibrary(OFLITE_TEST_PLUGIN_RIVAL), ErrorKind::kValueError,
-              {RealPath(OFLITE_TEST_PLUGIN_RIVAL) + " registers op 'plugin_scale', which is " +
+              {RealPath(OFLITE_TEST_PLUGIN_RIVAL) + " registers op 'plugin.scale', which is " +
                    "already registered by " + RealPath(OFLITE_TEST_PLUGIN_GOOD),
-               "op test spec 'plugin_scale'"});
+               "op test spec 'plugin.scale'"});
   EXPECT_TRUE(RegistrySnapshot::Take() == before);
-  EXPECT_EQ(OpRegistry::Global().OwnerOf("plugin_scale"), RealPath(OFLITE_TEST_PLUGIN_GOOD));
+  EXPECT_EQ(OpRegistry::Global().OwnerOf("plugin.scale"), RealPath(OFLITE_TEST_PLUGIN_GOOD));
 }
 
 TEST(OpLibraryDeathTest, ADuplicateOutsideALoadIsAProgrammingError) {

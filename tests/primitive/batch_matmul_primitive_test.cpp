@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "oneflow_lite/primitive/batch_matmul.h"
 #include "ops/matmul_reference.h"
-#include "primitive/batch_matmul.h"
 #include "tests/support/test_util.h"
 
 namespace oflite {

@@ -19,14 +19,14 @@
 
 #include "ep/cpu/parallel_for.h"
 #include "ep/cpu/primitive/streaming_store.h"
-#include "functional/functional.h"
 #include "oneflow_lite/ep/num_threads.h"
+#include "oneflow_lite/functional/functional.h"
+#include "oneflow_lite/primitive/broadcast_elementwise_binary.h"
+#include "oneflow_lite/primitive/cast.h"
+#include "oneflow_lite/primitive/elementwise_unary.h"
 #include "ops/elementwise_reference.h"
 #include "ops/softmax_reference.h"
 #include "primitive/broadcast_dims.h"
-#include "primitive/broadcast_elementwise_binary.h"
-#include "primitive/cast.h"
-#include "primitive/elementwise_unary.h"
 #include "tests/support/test_util.h"
 
 namespace oflite {

@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <numeric>
 
+#include "oneflow_lite/primitive/fill.h"
+#include "oneflow_lite/primitive/memcpy.h"
+#include "oneflow_lite/primitive/permute.h"
 #include "ops/transpose_reference.h"
-#include "primitive/fill.h"
-#include "primitive/memcpy.h"
-#include "primitive/permute.h"
 #include "tests/support/test_util.h"
 
 namespace oflite {

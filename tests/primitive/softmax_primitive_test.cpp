@@ -6,9 +6,9 @@
 #include <cstring>
 
 #include "ep/cpu/primitive/streaming_store.h"
+#include "oneflow_lite/primitive/softmax.h"
+#include "oneflow_lite/primitive/softmax_backward.h"
 #include "ops/softmax_reference.h"
-#include "primitive/softmax.h"
-#include "primitive/softmax_backward.h"
 #include "tests/support/test_util.h"
 
 namespace oflite {

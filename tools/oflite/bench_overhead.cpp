@@ -11,8 +11,8 @@
 #include <functional>
 #include <vector>
 
-#include "functional/functional.h"
 #include "oneflow_lite/ep/device.h"
+#include "oneflow_lite/functional/functional.h"
 
 namespace oflite {
 namespace cli {

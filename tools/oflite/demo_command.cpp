@@ -4,9 +4,9 @@
 #include <iomanip>
 #include <iostream>
 
-#include "functional/functional.h"
 #include "oneflow_lite/ep/device.h"
 #include "oneflow_lite/framework/interpreter.h"
+#include "oneflow_lite/functional/functional.h"
 #include "tools/oflite/commands.h"
 
 namespace oflite {

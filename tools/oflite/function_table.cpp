@@ -4,9 +4,9 @@
 #include <map>
 #include <string>
 
-#include "functional/functional.h"
 #include "oneflow_lite/common/join.h"
 #include "oneflow_lite/framework/op_registry.h"
+#include "oneflow_lite/functional/functional.h"
 
 namespace oflite {
 namespace cli {

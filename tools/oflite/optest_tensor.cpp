@@ -6,7 +6,7 @@
 
 #include "oneflow_lite/ep/device.h"
 #include "oneflow_lite/framework/interpreter.h"
-#include "primitive/fill.h"
+#include "oneflow_lite/primitive/fill.h"
 
 namespace oflite {
 namespace optest {

@@ -34,7 +34,7 @@
 #include <vector>
 
 #include "oneflow_lite/oneflow_lite.h"
-#include "primitive/softmax.h"
+#include "oneflow_lite/primitive/softmax.h"
 
 namespace {
 

@@ -6,7 +6,7 @@
 // LaunchBiasAct: the GEMM into the compute type (c itself for float32 and float64, a float
 // buffer for 16-bit types), then one loop adding the bias and applying the activation with the
 // elementwise functors, rounding 16-bit results once.
-#include "primitive/batch_matmul.h"
+#include "oneflow_lite/primitive/batch_matmul.h"
 
 #include <cblas.h>
 #include <oneapi/dnnl/dnnl.h>

@@ -1,6 +1,6 @@
 // CPU BroadcastElementwiseBinary: one template over (op, dtype), instantiated from the op list
 // for every dtype the functor table supports.
-#include "primitive/broadcast_elementwise_binary.h"
+#include "oneflow_lite/primitive/broadcast_elementwise_binary.h"
 
 #include <algorithm>
 #include <string>

@@ -1,5 +1,5 @@
 // CPU Cast for every pair of dtypes: one template over (from, to) on top of CastValue.
-#include "primitive/cast.h"
+#include "oneflow_lite/primitive/cast.h"
 
 #include <string>
 #include <type_traits>

@@ -1,6 +1,6 @@
 // CPU ElementwiseUnary: one template over (op, dtype), instantiated from the op list for every
 // dtype the functor table supports.
-#include "primitive/elementwise_unary.h"
+#include "oneflow_lite/primitive/elementwise_unary.h"
 
 #include <string>
 

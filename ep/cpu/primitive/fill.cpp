@@ -1,5 +1,5 @@
 // CPU Fill for every dtype.
-#include "primitive/fill.h"
+#include "oneflow_lite/primitive/fill.h"
 
 #include <algorithm>
 #include <string>

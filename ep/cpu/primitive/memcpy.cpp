@@ -1,5 +1,5 @@
 // CPU Memcpy: host and device memory are the same memory.
-#include "primitive/memcpy.h"
+#include "oneflow_lite/primitive/memcpy.h"
 
 #include <cstring>
 

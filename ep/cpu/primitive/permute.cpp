@@ -1,7 +1,7 @@
 // CPU Permute for every dtype: elements move as opaque words of their size (1, 2, 4, 8 bytes),
 // so one instantiation per size serves all dtypes. Dims are merged first, then each row of the
 // output is one strided (or contiguous) copy, rows split over the pool.
-#include "primitive/permute.h"
+#include "oneflow_lite/primitive/permute.h"
 
 #include <algorithm>
 #include <cstdint>

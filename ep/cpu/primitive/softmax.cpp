@@ -1,6 +1,6 @@
 // CPU Softmax / LogSoftmax and their backward passes: rows split over the pool, each row in
 // vectorizable loops compiled per ISA level, sums in the compute type with compensation.
-#include "primitive/softmax.h"
+#include "oneflow_lite/primitive/softmax.h"
 
 #include <algorithm>
 #include <cmath>
@@ -14,7 +14,7 @@
 #include "ep/cpu/primitive/pack.h"
 #include "ep/cpu/primitive/streaming_store.h"
 #include "ep/cpu/primitive/vector_exp.h"
-#include "primitive/softmax_backward.h"
+#include "oneflow_lite/primitive/softmax_backward.h"
 
 namespace oflite {
 namespace ep {

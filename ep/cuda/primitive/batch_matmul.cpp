@@ -14,7 +14,7 @@
 // leaky_relu then run the unary primitive in place (cuBLASLt's GELU_BIAS is further from the
 // tanh form in float16 than the tests allow; docs/BENCHMARKS.md). float64, k = 0 and problems
 // without a heuristic algorithm run the plain GEMM, then the broadcast bias add and activation.
-#include "primitive/batch_matmul.h"
+#include "oneflow_lite/primitive/batch_matmul.h"
 
 #include <cublasLt.h>
 #include <cublas_v2.h>
@@ -32,8 +32,8 @@
 #include "ep/cuda/cuda_stream.h"
 #include "ep/cuda/primitive/batch_matmul_plan_cache.h"
 #include "oneflow_lite/ep/matmul_settings.h"
-#include "primitive/broadcast_elementwise_binary.h"
-#include "primitive/elementwise_unary.h"
+#include "oneflow_lite/primitive/broadcast_elementwise_binary.h"
+#include "oneflow_lite/primitive/elementwise_unary.h"
 
 namespace oflite {
 namespace ep {

@@ -21,8 +21,8 @@
 
 #include "ep/cuda/cuda_data_type.h"
 #include "ep/cuda/primitive/elementwise.cuh"
+#include "oneflow_lite/primitive/broadcast_elementwise_binary.h"
 #include "primitive/broadcast_dims.h"
-#include "primitive/broadcast_elementwise_binary.h"
 #include "primitive/elementwise_functors.h"
 
 namespace oflite {

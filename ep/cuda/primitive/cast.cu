@@ -13,7 +13,7 @@
 #include "ep/cuda/cuda_stream.h"
 #include "ep/cuda/primitive/elementwise.cuh"
 #include "ep/cuda/primitive/elementwise_primitive.cuh"
-#include "primitive/cast.h"
+#include "oneflow_lite/primitive/cast.h"
 #include "primitive/elementwise_functors.h"
 
 namespace oflite {

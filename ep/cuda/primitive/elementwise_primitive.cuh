@@ -10,7 +10,7 @@
 
 #include "ep/cuda/cuda_stream.h"
 #include "ep/cuda/primitive/elementwise.cuh"
-#include "primitive/primitive.h"
+#include "oneflow_lite/primitive/primitive.h"
 
 namespace oflite {
 namespace ep {

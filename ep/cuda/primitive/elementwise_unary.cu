@@ -9,8 +9,8 @@
 #include "ep/cuda/cuda_stream.h"
 #include "ep/cuda/primitive/elementwise.cuh"
 #include "ep/cuda/primitive/elementwise_primitive.cuh"
+#include "oneflow_lite/primitive/elementwise_unary.h"
 #include "primitive/elementwise_functors.h"
-#include "primitive/elementwise_unary.h"
 
 namespace oflite {
 namespace ep {

@@ -10,7 +10,7 @@
 #include "ep/cuda/cuda_data_type.h"
 #include "ep/cuda/cuda_stream.h"
 #include "ep/cuda/grid_size.h"
-#include "primitive/fill.h"
+#include "oneflow_lite/primitive/fill.h"
 
 namespace oflite {
 namespace ep {

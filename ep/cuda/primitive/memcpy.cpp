@@ -2,7 +2,7 @@
 // cudaMemcpyAsync on the stream. Pageable host memory goes through the stream's pinned staging
 // buffer in chunks: to the device, Launch returns once the host buffer has been read; to the
 // host, once it has been written (Tensor::CopyToHost syncs the stream either way).
-#include "primitive/memcpy.h"
+#include "oneflow_lite/primitive/memcpy.h"
 
 #include "ep/cuda/cuda_stream.h"
 

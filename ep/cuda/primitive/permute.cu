@@ -6,7 +6,7 @@
 #include "ep/cuda/cuda_stream.h"
 #include "ep/cuda/primitive/permute.cuh"
 #include "oneflow_lite/common/shape.h"
-#include "primitive/permute.h"
+#include "oneflow_lite/primitive/permute.h"
 
 namespace oflite {
 namespace ep {

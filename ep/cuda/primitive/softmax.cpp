@@ -1,6 +1,6 @@
 // CUDA Softmax / LogSoftmax and their backward passes: the one place where the launchers'
 // cudaError_t becomes a Maybe, and where the chosen implementation is recorded.
-#include "primitive/softmax.h"
+#include "oneflow_lite/primitive/softmax.h"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -10,8 +10,8 @@
 #include "ep/cuda/cuda_data_type.h"
 #include "ep/cuda/cuda_stream.h"
 #include "ep/cuda/primitive/softmax_launch.h"
+#include "oneflow_lite/primitive/softmax_backward.h"
 #include "primitive/floating_factory.h"
-#include "primitive/softmax_backward.h"
 
 namespace oflite {
 namespace ep {

@@ -1,13 +1,14 @@
-// An op library for the plugin tests that registers what exists: an op named softmax, a kernel
-// named as the built-in softmax kernel, beside an op, kernel, test spec and primitive factory
-// of its own. Loading it must fail naming the clashes and keep none of it.
+// An op library for the plugin tests that registers what it may not: an op named softmax (an op
+// library's op needs a namespace), a kernel named as the built-in softmax kernel, beside an op,
+// kernel, test spec and primitive factory of its own. Loading it must fail naming both and keep
+// none of it.
 #include "oneflow_lite/oneflow_lite.h"
 
 namespace {
 
 using namespace oflite;  // NOLINT: a test library
 
-constexpr const char* kExtraOp = "plugin_conflict_extra";
+constexpr const char* kExtraOp = "plugin.conflict_extra";
 
 OFLITE_REGISTER_OP("softmax").Input("logits").Output("probs");
 OFLITE_REGISTER_OP(kExtraOp).Input("x").Output("y").SetInferFn(InferSameAsInput("x", "y"));

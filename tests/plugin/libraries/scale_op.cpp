@@ -1,8 +1,8 @@
-// A small op library for the plugin tests: op OFLITE_TEST_PLUGIN_OP, y = factor * x for
-// float32 and float64 on the CPU, with a kernel and an op test spec. tests/plugin/plugins.cmake
-// builds it several times: as a good library, as a rival registering the same op under another
-// file name, without the entry symbol (OFLITE_TEST_PLUGIN_NO_ENTRY) and claiming another
-// version (OFLITE_TEST_PLUGIN_VERSION).
+// A small op library for the plugin tests: op OFLITE_TEST_PLUGIN_OP, declared by its
+// signature, y = factor * x for float32 and float64 on the CPU, with a kernel and a test spec.
+// tests/plugin/plugins.cmake builds it several times: as a good library, as a rival registering the
+// same op under another file name, without the entry symbol (OFLITE_TEST_PLUGIN_NO_ENTRY) and
+// claiming another version (OFLITE_TEST_PLUGIN_VERSION).
 #include "oneflow_lite/oneflow_lite.h"
 
 namespace {
@@ -13,24 +13,15 @@ constexpr const char* kOp = OFLITE_TEST_PLUGIN_OP;
 
 Maybe<std::vector<proto::SbpSignature>> ScaleSbp(const InferContext& ctx) {
   std::vector<proto::SbpSignature> signatures;
-  auto add = [&](const proto::SbpParallel& x, const proto::SbpParallel& y) {
-    proto::SbpSignature signature;
-    (*signature.mutable_arg_sbp())["x"] = x;
-    (*signature.mutable_arg_sbp())["y"] = y;
-    signatures.push_back(signature);
-  };
   for (int64_t axis = 0; axis < ctx.Input("x").shape.rank(); ++axis) {
-    add(SplitSbp(axis), SplitSbp(axis));
+    signatures.push_back(SbpBuilder().Split({"x", "y"}, axis).Build());
   }
-  add(BroadcastSbp(), BroadcastSbp());
-  add(PartialSumSbp(), PartialSumSbp());  // linear in x
+  signatures.push_back(SbpBuilder().Broadcast({"x", "y"}).Build());
+  signatures.push_back(SbpBuilder().PartialSum({"x", "y"}).Build());  // linear in x
   return signatures;
 }
 
-OFLITE_REGISTER_OP(kOp)
-    .Input("x")
-    .Output("y")
-    .Attr<double>("factor", 2.0)
+OFLITE_REGISTER_OP(std::string(kOp) + "(Tensor x, double factor=2.0) -> Tensor y")
     .SetInferFn(InferSameAsInput("x", "y"))
     .SetSbpFn(ScaleSbp);
 

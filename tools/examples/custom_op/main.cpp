@@ -1,10 +1,11 @@
 // A program that embeds oneflow_lite and calls the example's swiglu op: through the typed call
 // and by name, on the CPU and, when the library has CUDA and a GPU is visible, on cuda:0;
 // each result is checked against the formula computed here. Exit status 0 when all match.
+#include <oneflow_lite/oneflow_lite.h>
+
 #include <cmath>
 #include <iostream>
 
-#include "oneflow_lite/oneflow_lite.h"
 #include "swiglu.h"
 
 namespace {
@@ -43,8 +44,8 @@ Maybe<void> RunOn(const Device& device) {
   OFLITE_ASSIGN_OR_RETURN(y, example::Swiglu(x, gate));
   OFLITE_JUST(CheckResult("example::Swiglu(x, gate)", y));
   std::vector<Tensor> outputs;
-  OFLITE_ASSIGN_OR_RETURN(outputs, oflite::functional::Call("swiglu", {x, gate}));
-  OFLITE_JUST(CheckResult("functional::Call(\"swiglu\", {x, gate})", outputs.at(0)));
+  OFLITE_ASSIGN_OR_RETURN(outputs, oflite::functional::Call("example.swiglu", {x, gate}));
+  OFLITE_JUST(CheckResult("functional::Call(\"example.swiglu\", {x, gate})", outputs.at(0)));
   std::cout << "  served by " << trace.records().at(0).kernel << " ("
             << trace.records().at(0).primitives.at(0) << ")\n";
   return oflite::Ok();

@@ -5,16 +5,16 @@
 #ifndef EXAMPLE_CUSTOM_OP_SWIGLU_H_
 #define EXAMPLE_CUSTOM_OP_SWIGLU_H_
 
-#include "oneflow_lite/oneflow_lite.h"
+#include <oneflow_lite/oneflow_lite.h>
 
 namespace example {
 
-constexpr const char* kSwigluOp = "swiglu";
+constexpr const char* kSwigluOp = "example.swiglu";
 constexpr const char* kSwigluX = "x";
 constexpr const char* kSwigluGate = "gate";
 constexpr const char* kSwigluY = "y";
 
-// The typed call. By name it is oflite::functional::Call("swiglu", {x, gate}).
+// The typed call. By name it is oflite::functional::Call("example.swiglu", {x, gate}).
 oflite::Maybe<oflite::Tensor> Swiglu(const oflite::Tensor& x, const oflite::Tensor& gate);
 
 }  // namespace example

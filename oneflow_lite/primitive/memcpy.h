@@ -5,7 +5,7 @@
 #include <cstddef>
 
 #include "oneflow_lite/ep/stream.h"
-#include "primitive/primitive.h"
+#include "oneflow_lite/primitive/primitive.h"
 
 namespace oflite {
 namespace primitive {

@@ -8,8 +8,8 @@
 #include "oneflow_lite/common/data_type.h"
 #include "oneflow_lite/common/scalar.h"
 #include "oneflow_lite/ep/stream.h"
-#include "primitive/elementwise_op.h"
-#include "primitive/primitive.h"
+#include "oneflow_lite/primitive/elementwise_op.h"
+#include "oneflow_lite/primitive/primitive.h"
 
 namespace oflite {
 namespace primitive {

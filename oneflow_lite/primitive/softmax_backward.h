@@ -8,8 +8,8 @@
 
 #include "oneflow_lite/common/data_type.h"
 #include "oneflow_lite/ep/stream.h"
-#include "primitive/primitive.h"
-#include "primitive/softmax.h"
+#include "oneflow_lite/primitive/primitive.h"
+#include "oneflow_lite/primitive/softmax.h"
 
 namespace oflite {
 namespace primitive {

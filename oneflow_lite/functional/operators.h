@@ -11,7 +11,7 @@
 #ifndef ONEFLOW_LITE_FUNCTIONAL_OPERATORS_H_
 #define ONEFLOW_LITE_FUNCTIONAL_OPERATORS_H_
 
-#include "functional/functional.h"
+#include "oneflow_lite/functional/functional.h"
 
 namespace oflite {
 

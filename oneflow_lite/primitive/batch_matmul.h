@@ -19,7 +19,7 @@
 
 #include "oneflow_lite/common/data_type.h"
 #include "oneflow_lite/ep/stream.h"
-#include "primitive/primitive.h"
+#include "oneflow_lite/primitive/primitive.h"
 
 namespace oflite {
 namespace primitive {
