@@ -5,20 +5,18 @@
 #   target_link_libraries(app PRIVATE oneflow_lite::oneflow_lite)
 #
 # Layout: the public headers are the tree under oneflow_lite/ (common, framework, ep,
-# functional, primitive) with the generated version.h and proto/*.pb.h; they go to
-# <prefix>/include/oneflow_lite and are included as <oneflow_lite/...>. Everything else (ep/cpu,
-# ep/cuda, ops/, kernels/, tools/, the providers' helpers in primitive/ and functional/) is
-# internal.
+# functional, primitive) with the generated version.h; they go to <prefix>/include/oneflow_lite
+# and are included as <oneflow_lite/...>. Internal: oneflow_lite/proto (the library's protobuf
+# side) and everything outside oneflow_lite/ (ep/cpu, ep/cuda, ops/, kernels/, tools/, the
+# providers' helpers in primitive/ and functional/).
 include(CMakePackageConfigHelpers)
 
 set(oflite_package_dir ${CMAKE_INSTALL_LIBDIR}/cmake/oneflow_lite)
 
 install(DIRECTORY oneflow_lite/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/oneflow_lite
-  FILES_MATCHING PATTERN "*.h")
+  FILES_MATCHING PATTERN "*.h" PATTERN proto EXCLUDE)
 install(FILES ${PROJECT_BINARY_DIR}/oneflow_lite/version.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/oneflow_lite)
-install(DIRECTORY ${PROJECT_BINARY_DIR}/oneflow_lite/proto
-  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/oneflow_lite FILES_MATCHING PATTERN "*.pb.h")
 
 # Installed binaries find liboneflow_lite next to them, and the libraries it was linked with
 # (CUDA's, when outside the system's directories) where they were.

@@ -1,8 +1,8 @@
 // The one public umbrella header: tensors, errors, the functional API (and operators), the
 // version, and the extension API user ops are written with (docs/ADDING_AN_OP.md): op schemas
 // and registry, kernels, op test specs, op libraries and the primitive factories. Everything it
-// includes is installed; other headers of the source tree (ep/cpu, ep/cuda, ops/, kernels/,
-// primitive helpers of the providers) are internal.
+// includes is installed, as is everything under oneflow_lite/ but proto/ (the library's
+// protobuf side); the rest of the source tree is internal.
 #ifndef ONEFLOW_LITE_ONEFLOW_LITE_H_
 #define ONEFLOW_LITE_ONEFLOW_LITE_H_
 
@@ -22,12 +22,14 @@
 #include "oneflow_lite/ep/stream.h"
 #include "oneflow_lite/framework/attr_map.h"
 #include "oneflow_lite/framework/interpreter.h"
-#include "oneflow_lite/framework/op_catalog.h"
 #include "oneflow_lite/framework/op_kernel.h"
 #include "oneflow_lite/framework/op_library.h"
 #include "oneflow_lite/framework/op_registry.h"
 #include "oneflow_lite/framework/op_schema.h"
+#include "oneflow_lite/framework/op_signature.h"
 #include "oneflow_lite/framework/op_test_spec.h"
+#include "oneflow_lite/framework/sbp.h"
+#include "oneflow_lite/framework/sbp_builder.h"
 #include "oneflow_lite/framework/tensor.h"
 #include "oneflow_lite/functional/functional.h"
 #include "oneflow_lite/functional/operators.h"

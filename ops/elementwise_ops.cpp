@@ -188,8 +188,7 @@ Maybe<void> InferCast(InferContext* ctx) {
 
 // ---- SBP ------------------------------------------------------------------------------------
 
-proto::SbpSignature Signature(const std::vector<std::string>& args,
-                              const std::vector<proto::SbpParallel>& sbps) {
+SbpSignature Signature(const std::vector<std::string>& args, const std::vector<Sbp>& sbps) {
   SbpBuilder signature;
   for (size_t i = 0; i < args.size(); ++i) {
     signature.Set(args[i], sbps[i]);
@@ -201,13 +200,13 @@ proto::SbpSignature Signature(const std::vector<std::string>& args,
 // one that broadcasts there is broadcast; an axis both broadcast along (or of size 1) is not
 // split. Then all broadcast, then the partial-sum rules that hold for the op: P+P and P-P for
 // add and sub; P*B and B*P for mul; P/B for div; the gradients are linear in dy (P, B -> P).
-std::vector<proto::SbpSignature> BinarySignatures(const Shape& a, const Shape& b, BinaryOp op,
-                                                  const std::vector<std::string>& args) {
-  std::vector<proto::SbpSignature> signatures;
+std::vector<SbpSignature> BinarySignatures(const Shape& a, const Shape& b, BinaryOp op,
+                                           const std::vector<std::string>& args) {
+  std::vector<SbpSignature> signatures;
   for (const BroadcastSplit& s : BroadcastSplits(a, b, std::max(a.rank(), b.rank()))) {
     signatures.push_back(Signature(args, {s.a, s.b, SplitSbp(s.axis)}));
   }
-  const proto::SbpParallel B = BroadcastSbp(), P = PartialSumSbp();
+  const Sbp B = BroadcastSbp(), P = PartialSumSbp();
   signatures.push_back(Signature(args, {B, B, B}));
   if (op == BinaryOp::kAdd || op == BinaryOp::kSub) {
     signatures.push_back(Signature(args, {P, P, P}));
@@ -227,9 +226,9 @@ std::vector<std::string> ArgOrder(const InferContext& ctx) {
 }
 
 // Any axis of size > 1 splits, or all broadcast; partial sums pass only through linear maps.
-std::vector<proto::SbpSignature> UnarySignatures(const Shape& x, bool linear,
-                                                 const std::vector<std::string>& args) {
-  std::vector<proto::SbpSignature> signatures;
+std::vector<SbpSignature> UnarySignatures(const Shape& x, bool linear,
+                                          const std::vector<std::string>& args) {
+  std::vector<SbpSignature> signatures;
   for (int64_t i = 0; i < x.rank(); ++i) {
     if (x[i] != 1) {
       signatures.push_back(Signature(args, {SplitSbp(i), SplitSbp(i)}));
@@ -259,7 +258,7 @@ void RegisterBinary(BinaryOp op) {
   }
   builder.SetInferFn(
       [op, grad](InferContext* ctx) { return grad ? InferGrad(ctx, op) : InferBinary(ctx, op); });
-  builder.SetSbpFn([op](const InferContext& ctx) -> Maybe<std::vector<proto::SbpSignature>> {
+  builder.SetSbpFn([op](const InferContext& ctx) -> Maybe<std::vector<SbpSignature>> {
     return BinarySignatures(ctx.inputs()[0].shape, ctx.inputs()[1].shape, op, ArgOrder(ctx));
   });
   OpRegistry::Global().Register(builder);
@@ -276,7 +275,7 @@ void RegisterScalarBinary(BinaryOp op) {
       .Attr<bool>(kScalarHasFloatOperand, false)
       .Attr<bool>(kScalarFirst, false);
   builder.SetInferFn([op](InferContext* ctx) { return InferScalarBinary(ctx, op); });
-  builder.SetSbpFn([op](const InferContext& ctx) -> Maybe<std::vector<proto::SbpSignature>> {
+  builder.SetSbpFn([op](const InferContext& ctx) -> Maybe<std::vector<SbpSignature>> {
     bool scalar_first = false;
     OFLITE_ASSIGN_OR_RETURN(scalar_first, ctx.attrs().Get<bool>(kScalarFirst));
     const bool linear = op == BinaryOp::kMul || (op == BinaryOp::kDiv && !scalar_first);
@@ -294,7 +293,7 @@ void RegisterUnary(UnaryOp op) {
     builder.Attr<double>(kAlpha, kDefaultLeakyReluAlpha);
   }
   builder.SetInferFn([op](InferContext* ctx) { return InferUnary(ctx, op); });
-  builder.SetSbpFn([op](const InferContext& ctx) -> Maybe<std::vector<proto::SbpSignature>> {
+  builder.SetSbpFn([op](const InferContext& ctx) -> Maybe<std::vector<SbpSignature>> {
     return UnarySignatures(ctx.inputs()[0].shape, op == UnaryOp::kNeg, ArgOrder(ctx));
   });
   OpRegistry::Global().Register(builder);
@@ -319,7 +318,7 @@ OFLITE_REGISTER_OP(kCastOp)
     .Output(kCastY)
     .Attr<DataType>(kCastDtype)
     .SetInferFn(InferCast)
-    .SetSbpFn([](const InferContext& ctx) -> Maybe<std::vector<proto::SbpSignature>> {
+    .SetSbpFn([](const InferContext& ctx) -> Maybe<std::vector<SbpSignature>> {
       return UnarySignatures(ctx.inputs()[0].shape, /*linear=*/false, ArgOrder(ctx));
     });
 

@@ -128,8 +128,7 @@ Maybe<void> InferFusedMatmulBiasAct(InferContext* ctx) {
 
 // ---- SBP ------------------------------------------------------------------------------------
 
-proto::SbpSignature Signature(const proto::SbpParallel& a, const proto::SbpParallel& b,
-                              const proto::SbpParallel& out) {
+SbpSignature Signature(const Sbp& a, const Sbp& b, const Sbp& out) {
   return SbpBuilder().Set(kMatmulA, a).Set(kMatmulB, b).Set(kMatmulOut, out).Build();
 }
 
@@ -138,14 +137,14 @@ proto::SbpSignature Signature(const proto::SbpParallel& a, const proto::SbpParal
 // columns of b with a broadcast split its columns; splitting the inner dim of both gives partial
 // sums; and the product is linear in each operand (P x B and B x P give P). Axes of size 1 are
 // not split. matmul is the case without batch axes.
-Maybe<std::vector<proto::SbpSignature>> MatmulSignatures(const InferContext& ctx) {
+Maybe<std::vector<SbpSignature>> MatmulSignatures(const InferContext& ctx) {
   Transposes t;
   OFLITE_ASSIGN_OR_RETURN(t, GetTransposes(ctx.attrs()));
   const Shape& a = ctx.Input(kMatmulA).shape;
   const Shape& b = ctx.Input(kMatmulB).shape;
   const int64_t out_rank = std::max(a.rank(), b.rank());
-  const proto::SbpParallel B = BroadcastSbp(), P = PartialSumSbp();
-  std::vector<proto::SbpSignature> signatures;
+  const Sbp B = BroadcastSbp(), P = PartialSumSbp();
+  std::vector<SbpSignature> signatures;
   for (const BroadcastSplit& s : BroadcastSplits(a, b, out_rank - 2)) {
     signatures.push_back(Signature(s.a, s.b, SplitSbp(s.axis)));
   }
@@ -164,8 +163,7 @@ Maybe<std::vector<proto::SbpSignature>> MatmulSignatures(const InferContext& ctx
   return signatures;
 }
 
-proto::SbpSignature FusedSignature(const proto::SbpParallel& a, const proto::SbpParallel& b,
-                                   const proto::SbpParallel& bias, const proto::SbpParallel& out) {
+SbpSignature FusedSignature(const Sbp& a, const Sbp& b, const Sbp& bias, const Sbp& out) {
   return SbpBuilder()
       .Set(kMatmulA, a)
       .Set(kMatmulB, b)
@@ -177,13 +175,13 @@ proto::SbpSignature FusedSignature(const proto::SbpParallel& a, const proto::Sbp
 // Rows of a with b and the bias broadcast split out's rows; columns of b with the bias split
 // alike and a broadcast split its columns; all broadcast. No partial sums: a partial bias or
 // product would go through the activation piecewise (and a broadcast bias be added twice).
-Maybe<std::vector<proto::SbpSignature>> FusedMatmulBiasActSignatures(const InferContext& ctx) {
+Maybe<std::vector<SbpSignature>> FusedMatmulBiasActSignatures(const InferContext& ctx) {
   Transposes t;
   OFLITE_ASSIGN_OR_RETURN(t, GetTransposes(ctx.attrs()));
   const Shape& a = ctx.Input(kMatmulA).shape;
   const Shape& b = ctx.Input(kMatmulB).shape;
-  const proto::SbpParallel B = BroadcastSbp();
-  std::vector<proto::SbpSignature> signatures;
+  const Sbp B = BroadcastSbp();
+  std::vector<SbpSignature> signatures;
   if (a[RowAxisOfA(a, t)] != 1) {
     signatures.push_back(FusedSignature(SplitSbp(RowAxisOfA(a, t)), B, B, SplitSbp(0)));
   }

@@ -9,12 +9,12 @@ namespace {
 // Rows are independent, so any axis but the last (the softmax axis) may be split; every
 // argument splits alike. The grads are linear in dy, so (y broadcast, dy and dx partial-sum)
 // is valid for them too.
-std::vector<proto::SbpSignature> SplitRowsOrBroadcast(const InferContext& ctx, bool linear_in_dy) {
+std::vector<SbpSignature> SplitRowsOrBroadcast(const InferContext& ctx, bool linear_in_dy) {
   std::vector<std::string> args = ctx.schema().inputs();
   args.insert(args.end(), ctx.schema().outputs().begin(), ctx.schema().outputs().end());
   const int64_t rank = ctx.inputs()[0].shape.rank();
-  std::vector<proto::SbpSignature> signatures;
-  auto all_alike = [&](const proto::SbpParallel& sbp) {
+  std::vector<SbpSignature> signatures;
+  auto all_alike = [&](const Sbp& sbp) {
     SbpBuilder signature;
     for (const std::string& arg : args) {
       signature.Set(arg, sbp);
@@ -32,11 +32,11 @@ std::vector<proto::SbpSignature> SplitRowsOrBroadcast(const InferContext& ctx, b
   return signatures;
 }
 
-Maybe<std::vector<proto::SbpSignature>> ForwardSbp(const InferContext& ctx) {
+Maybe<std::vector<SbpSignature>> ForwardSbp(const InferContext& ctx) {
   return SplitRowsOrBroadcast(ctx, /*linear_in_dy=*/false);
 }
 
-Maybe<std::vector<proto::SbpSignature>> GradSbp(const InferContext& ctx) {
+Maybe<std::vector<SbpSignature>> GradSbp(const InferContext& ctx) {
   return SplitRowsOrBroadcast(ctx, /*linear_in_dy=*/true);
 }
 

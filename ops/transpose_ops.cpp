@@ -33,11 +33,11 @@ Maybe<void> InferTranspose(InferContext* ctx) {
 
 // A split of x's axis perm[i] becomes a split of y's axis i; broadcast and partial-sum pass
 // through, as transpose only moves elements.
-Maybe<std::vector<proto::SbpSignature>> TransposeSbp(const InferContext& ctx) {
+Maybe<std::vector<SbpSignature>> TransposeSbp(const InferContext& ctx) {
   std::vector<int64_t> perm;
   OFLITE_ASSIGN_OR_RETURN(perm, ctx.attrs().Get<std::vector<int64_t>>(kTransposePerm));
-  std::vector<proto::SbpSignature> signatures;
-  auto add = [&](const proto::SbpParallel& x, const proto::SbpParallel& y) {
+  std::vector<SbpSignature> signatures;
+  auto add = [&](const Sbp& x, const Sbp& y) {
     signatures.push_back(SbpBuilder().Set(kTransposeX, x).Set(kTransposeY, y).Build());
   };
   for (size_t i = 0; i < perm.size(); ++i) {

@@ -31,10 +31,15 @@ done
 (cd "$prefix/include" && find oneflow_lite -name '*.h' | sed 's|.*|#include <&>|') > "$work/all_headers.cpp"
 c++ -std=c++17 -fsyntax-only -Wall -Wextra -Werror -I"$prefix/include" "$work/all_headers.cpp" ||
   fail "the installed headers do not compile on their own"
-# glog is the library's own logger, not part of its API: no installed header includes it (it
-# sits on the system include path, so compiling cannot show that; the dependency list does).
+# glog and protobuf are the library's own, not part of its API: no installed header includes
+# them (they sit on the system include path, so compiling cannot show that; the dependency
+# list does).
 c++ -std=c++17 -M -I"$prefix/include" "$work/all_headers.cpp" > "$work/all_headers.d"
-! grep -q '/glog/' "$work/all_headers.d" || fail "an installed header includes glog: $(grep -o '[^ ]*/glog/[^ ]*' "$work/all_headers.d" | head -1)"
+for private in /glog/ /google/protobuf/; do
+  ! grep -q "$private" "$work/all_headers.d" ||
+    fail "an installed header includes $private headers: $(grep -o "[^ ]*$private[^ ]*" "$work/all_headers.d" | head -1)"
+done
+[ ! -e "$includes/proto" ] || fail "the internal oneflow_lite/proto was installed"
 
 launcher=()
 if command -v ccache > /dev/null; then

@@ -1,4 +1,4 @@
-// AttrMap: an op's named, typed attributes in a compact form (protobuf only at the edges).
+// AttrMap: an op's named, typed attributes in a compact form.
 #ifndef ONEFLOW_LITE_FRAMEWORK_ATTR_MAP_H_
 #define ONEFLOW_LITE_FRAMEWORK_ATTR_MAP_H_
 
@@ -14,7 +14,6 @@
 #include "oneflow_lite/common/data_type.h"
 #include "oneflow_lite/common/maybe.h"
 #include "oneflow_lite/common/shape.h"
-#include "oneflow_lite/proto/attr_value.pb.h"
 
 namespace oflite {
 
@@ -64,8 +63,8 @@ OFLITE_ATTR_TRAITS(std::vector<int64_t>, kListInt64)
 OFLITE_ATTR_TRAITS(std::vector<float>, kListFloat)
 #undef OFLITE_ATTR_TRAITS
 
-// One attribute value in a compact typed form (protobuf only where it is serialized: ToProto),
-// made implicitly from any supported C++ value so that calls read
+// One attribute value in a compact typed form (oneflow_lite/proto/attr_value_proto.h serializes
+// it), made implicitly from any supported C++ value so that calls read
 // Dispatch("op", {x}, {{"dim", 1}, {"perm", std::vector<int64_t>{1, 0}}}).
 class AttrValue {
  public:
@@ -85,9 +84,6 @@ class AttrValue {
   AttrValue(DataType x) : value_(x) {}                  // NOLINT
   AttrValue(std::vector<int64_t> x) : value_(std::move(x)) {}  // NOLINT
   AttrValue(std::vector<float> x) : value_(std::move(x)) {}    // NOLINT
-  // From and to the serialized form (op definitions, `oflite ops --json`, OpConf).
-  explicit AttrValue(const proto::AttrValue& proto);
-  proto::AttrValue ToProto() const;
 
   AttrType type() const { return static_cast<AttrType>(value_.index()); }
   // The value when it is a T; nullptr otherwise.

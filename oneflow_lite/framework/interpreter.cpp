@@ -57,21 +57,6 @@ std::string DescribeKernels(const OpSchema& schema) {
   return text.empty() ? "none" : text;
 }
 
-proto::OpConf MakeOpConf(const OpSchema& schema, const AttrMap& attrs) {
-  proto::OpConf conf;
-  conf.set_op_type(schema.name());
-  for (const std::string& name : schema.inputs()) {
-    conf.add_input(name);
-  }
-  for (const std::string& name : schema.outputs()) {
-    conf.add_output(name);
-  }
-  for (const auto& [name, value] : attrs.values()) {
-    (*conf.mutable_attr())[name] = value.ToProto();
-  }
-  return conf;
-}
-
 std::vector<TensorDesc> Descs(TensorArgs inputs) {
   std::vector<TensorDesc> descs;
   for (const Tensor& t : inputs) {
@@ -200,7 +185,7 @@ Maybe<void> RunStep(const CallEntry& entry, const CachedStep& step, const Tensor
   OFLITE_JUST(step.kernel->Compute(&ctx));
   if (!live_traces.empty()) {
     live_traces.back()->Add(
-        {MakeOpConf(*step.schema, step.attrs), entry.device, step.kernel_name, ctx.primitives()});
+        {step.schema->name(), step.attrs, entry.device, step.kernel_name, ctx.primitives()});
   }
   return Ok();
 }

@@ -13,7 +13,6 @@
 #include "oneflow_lite/framework/attr_map.h"
 #include "oneflow_lite/framework/op_schema.h"
 #include "oneflow_lite/framework/tensor.h"
-#include "oneflow_lite/proto/op_conf.pb.h"
 
 namespace oflite {
 
@@ -76,7 +75,8 @@ Maybe<Tensor> DispatchComposite(const Composite& composite, TensorArgs inputs,
 
 // One dispatched call: the op as called, where it ran, and which kernel and primitives served it.
 struct DispatchRecord {
-  proto::OpConf op_conf;
+  std::string op_type;
+  AttrMap attrs;  // completed with the defaults
   Device device;
   std::string kernel;
   std::vector<std::string> primitives;

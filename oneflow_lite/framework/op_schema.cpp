@@ -109,8 +109,8 @@ Maybe<std::vector<TensorDesc>> OpSchema::InferOutputs(const std::vector<TensorDe
   return ctx.outputs();
 }
 
-Maybe<std::vector<proto::SbpSignature>> OpSchema::SbpSignatures(
-    const std::vector<TensorDesc>& inputs, const AttrMap& attrs) const {
+Maybe<std::vector<SbpSignature>> OpSchema::SbpSignatures(const std::vector<TensorDesc>& inputs,
+                                                         const AttrMap& attrs) const {
   OFLITE_CHECK_OR_RETURN(sbp_fn_ != nullptr, NotImplemented)
       << name_ << ": the op was registered without SBP signatures (SetSbpFn)";
   std::vector<TensorDesc> outputs;
@@ -120,27 +120,6 @@ Maybe<std::vector<proto::SbpSignature>> OpSchema::SbpSignatures(
     *ctx.MutOutput(outputs_[i]) = outputs[i];
   }
   return sbp_fn_(ctx);
-}
-
-proto::OpDef OpSchema::ToProto() const {
-  proto::OpDef def;
-  def.set_name(name_);
-  for (const std::string& name : inputs_) {
-    def.add_input()->set_name(name);
-  }
-  for (const std::string& name : outputs_) {
-    def.add_output()->set_name(name);
-  }
-  for (const AttrDef& attr : attrs_) {
-    proto::AttrDef* out = def.add_attr();
-    out->set_name(attr.name);
-    out->set_type(AttrTypeName(attr.type));
-    out->set_required(!attr.default_value.has_value());
-    if (attr.default_value) {
-      *out->mutable_default_value() = attr.default_value->ToProto();
-    }
-  }
-  return def;
 }
 
 OpSchemaBuilder::OpSchemaBuilder(const std::string& name_or_signature)
@@ -203,31 +182,6 @@ std::vector<BroadcastSplit> BroadcastSplits(const Shape& a, const Shape& b, int6
     }
   }
   return splits;
-}
-
-std::string SbpToString(const proto::SbpParallel& sbp) {
-  switch (sbp.parallel_type_case()) {
-    case proto::SbpParallel::kSplitParallel:
-      return "S(" + std::to_string(sbp.split_parallel().axis()) + ")";
-    case proto::SbpParallel::kBroadcastParallel:
-      return "B";
-    case proto::SbpParallel::kPartialSumParallel:
-      return "P";
-    case proto::SbpParallel::PARALLEL_TYPE_NOT_SET:
-      break;
-  }
-  return "?";
-}
-
-std::string SbpSignatureToString(const proto::SbpSignature& signature,
-                                 const std::vector<std::string>& arg_order) {
-  std::string text;
-  for (const std::string& arg : arg_order) {
-    auto it = signature.arg_sbp().find(arg);
-    text += (text.empty() ? "" : " ") + arg + ":" +
-            (it == signature.arg_sbp().end() ? "?" : SbpToString(it->second));
-  }
-  return text;
 }
 
 }  // namespace oflite

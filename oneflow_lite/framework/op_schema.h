@@ -18,8 +18,6 @@
 #include "oneflow_lite/framework/attr_map.h"
 #include "oneflow_lite/framework/op_signature.h"
 #include "oneflow_lite/framework/sbp_builder.h"
-#include "oneflow_lite/proto/op_def.pb.h"
-#include "oneflow_lite/proto/sbp.pb.h"
 
 namespace oflite {
 
@@ -53,7 +51,7 @@ class InferContext {
 };
 
 using InferFn = std::function<Maybe<void>(InferContext* ctx)>;
-using SbpFn = std::function<Maybe<std::vector<proto::SbpSignature>>(const InferContext& ctx)>;
+using SbpFn = std::function<Maybe<std::vector<SbpSignature>>(const InferContext& ctx)>;
 
 class OpSchema {
  public:
@@ -71,9 +69,8 @@ class OpSchema {
   Maybe<std::vector<TensorDesc>> InferOutputs(const std::vector<TensorDesc>& inputs,
                                               const AttrMap& attrs) const;
   // Every valid SBP signature for these inputs; attrs must be complete.
-  Maybe<std::vector<proto::SbpSignature>> SbpSignatures(const std::vector<TensorDesc>& inputs,
-                                                        const AttrMap& attrs) const;
-  proto::OpDef ToProto() const;  // without kernels: the kernel registry adds those
+  Maybe<std::vector<SbpSignature>> SbpSignatures(const std::vector<TensorDesc>& inputs,
+                                                 const AttrMap& attrs) const;
   // "softmax(Tensor x, int64 dim=-1) -> Tensor y", as ParseOpSignature reads it.
   std::string Signature() const;
 
@@ -131,20 +128,16 @@ Maybe<AttrMap> CompleteAttrs(const std::string& call, const std::vector<AttrDef>
 
 // Common inference and SBP functions.
 InferFn InferSameAsInput(const std::string& input, const std::string& output);
-// SplitSbp, BroadcastSbp, PartialSumSbp: oneflow_lite/framework/sbp_builder.h.
 
 // Splits of two operands that broadcast (ranks aligned from the right) along the result's axes
 // [0, num_axes): an operand with the axis at full size splits along its own axis, one that
 // broadcasts there is whole (B); axes of size 1 are not split. Elementwise binary ops use every
 // axis, matrix products their batch axes.
 struct BroadcastSplit {
-  proto::SbpParallel a, b;
+  Sbp a, b;
   int64_t axis;  // of the result
 };
 std::vector<BroadcastSplit> BroadcastSplits(const Shape& a, const Shape& b, int64_t num_axes);
-std::string SbpToString(const proto::SbpParallel& sbp);  // "S(1)", "B", "P"
-std::string SbpSignatureToString(const proto::SbpSignature& signature,
-                                 const std::vector<std::string>& arg_order);
 
 }  // namespace oflite
 

@@ -2,31 +2,12 @@
 
 namespace oflite {
 
-proto::SbpParallel SplitSbp(int64_t axis) {
-  proto::SbpParallel sbp;
-  sbp.mutable_split_parallel()->set_axis(axis);
-  return sbp;
-}
-
-proto::SbpParallel BroadcastSbp() {
-  proto::SbpParallel sbp;
-  sbp.mutable_broadcast_parallel();
-  return sbp;
-}
-
-proto::SbpParallel PartialSumSbp() {
-  proto::SbpParallel sbp;
-  sbp.mutable_partial_sum_parallel();
-  return sbp;
-}
-
-SbpBuilder& SbpBuilder::Set(const std::string& arg, const proto::SbpParallel& sbp) {
-  (*signature_.mutable_arg_sbp())[arg] = sbp;
+SbpBuilder& SbpBuilder::Set(const std::string& arg, const Sbp& sbp) {
+  signature_[arg] = sbp;
   return *this;
 }
 
-SbpBuilder& SbpBuilder::SetAll(std::initializer_list<std::string> args,
-                               const proto::SbpParallel& sbp) {
+SbpBuilder& SbpBuilder::SetAll(std::initializer_list<std::string> args, const Sbp& sbp) {
   for (const std::string& arg : args) {
     Set(arg, sbp);
   }

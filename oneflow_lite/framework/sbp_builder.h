@@ -1,5 +1,4 @@
-// One SBP signature, argument by argument, without touching its protobuf: an op's SBP function
-// returns a list of these.
+// One SBP signature, argument by argument: an op's SBP function returns a list of these.
 //
 //   signatures.push_back(SbpBuilder().Split({kX, kGate, kY}, axis).Build());
 //   signatures.push_back(SbpBuilder().PartialSum(kX).Broadcast(kGate).PartialSum(kY).Build());
@@ -10,13 +9,9 @@
 #include <initializer_list>
 #include <string>
 
-#include "oneflow_lite/proto/sbp.pb.h"
+#include "oneflow_lite/framework/sbp.h"
 
 namespace oflite {
-
-proto::SbpParallel SplitSbp(int64_t axis);
-proto::SbpParallel BroadcastSbp();
-proto::SbpParallel PartialSumSbp();
 
 class SbpBuilder {
  public:
@@ -28,14 +23,14 @@ class SbpBuilder {
   SbpBuilder& Broadcast(std::initializer_list<std::string> args);
   SbpBuilder& PartialSum(const std::string& arg);
   SbpBuilder& PartialSum(std::initializer_list<std::string> args);
-  SbpBuilder& Set(const std::string& arg, const proto::SbpParallel& sbp);
+  SbpBuilder& Set(const std::string& arg, const Sbp& sbp);
 
-  proto::SbpSignature Build() const { return signature_; }
+  SbpSignature Build() const { return signature_; }
 
  private:
-  SbpBuilder& SetAll(std::initializer_list<std::string> args, const proto::SbpParallel& sbp);
+  SbpBuilder& SetAll(std::initializer_list<std::string> args, const Sbp& sbp);
 
-  proto::SbpSignature signature_;
+  SbpSignature signature_;
 };
 
 }  // namespace oflite

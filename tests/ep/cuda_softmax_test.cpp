@@ -61,7 +61,7 @@ RunResult RunOnCuda(const std::vector<Tensor>& cpu_inputs, bool log, bool backwa
   }
   std::string launch;
   for (const DispatchRecord& r : trace.records()) {
-    if (r.op_conf.op_type() != "transpose" && !r.primitives.empty()) {
+    if (r.op_type != "transpose" && !r.primitives.empty()) {
       launch = r.primitives[0];
     }
   }

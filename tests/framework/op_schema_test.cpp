@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "oneflow_lite/framework/op_registry.h"
+#include "oneflow_lite/proto/op_catalog.h"
 #include "tests/support/test_util.h"
 
 namespace oflite {
@@ -20,10 +21,10 @@ using test::Unwrap;
 const OpSchema& Schema(const std::string& op) { return *Unwrap(OpRegistry::Global().Find(op)); }
 
 // Each signature as text, e.g. "x:S(1) y:S(0)", for order-free comparison.
-std::set<std::string> SignatureTexts(const std::vector<proto::SbpSignature>& signatures,
+std::set<std::string> SignatureTexts(const std::vector<SbpSignature>& signatures,
                                      const std::vector<std::string>& args) {
   std::set<std::string> texts;
-  for (const proto::SbpSignature& s : signatures) {
+  for (const SbpSignature& s : signatures) {
     texts.insert(SbpSignatureToString(s, args));
   }
   return texts;
@@ -34,15 +35,15 @@ TEST(SbpTest, ToString) {
   EXPECT_EQ(SbpToString(SplitSbp(0)), "S(0)");
   EXPECT_EQ(SbpToString(BroadcastSbp()), "B");
   EXPECT_EQ(SbpToString(PartialSumSbp()), "P");
-  EXPECT_EQ(SbpToString(proto::SbpParallel()), "?");
-  EXPECT_TRUE(SplitSbp(3).has_split_parallel());
-  EXPECT_EQ(SplitSbp(3).split_parallel().axis(), 3);
+  EXPECT_EQ(Sbp(), BroadcastSbp());
+  EXPECT_TRUE(SplitSbp(3).is_split());
+  EXPECT_EQ(SplitSbp(3).axis(), 3);
 }
 
 TEST(SbpTest, SignatureToStringFollowsArgOrder) {
-  proto::SbpSignature signature;
-  (*signature.mutable_arg_sbp())["x"] = SplitSbp(0);
-  (*signature.mutable_arg_sbp())["y"] = BroadcastSbp();
+  SbpSignature signature;
+  signature["x"] = SplitSbp(0);
+  signature["y"] = BroadcastSbp();
   EXPECT_EQ(SbpSignatureToString(signature, {"x", "y"}), "x:S(0) y:B");
   EXPECT_EQ(SbpSignatureToString(signature, {"y", "x"}), "y:B x:S(0)");
   EXPECT_EQ(SbpSignatureToString(signature, {"x", "z"}), "x:S(0) z:?");
@@ -128,8 +129,8 @@ TEST(OpSchemaTest, InferOutputsChecksInputCount) {
   ExpectError(softmax.InferOutputs({}, attrs), ErrorKind::kValueError, {"softmax", "1", "0"});
 }
 
-TEST(OpSchemaTest, ToProtoDescribesArgsAndAttrs) {
-  const proto::OpDef def = Schema("transpose").ToProto();
+TEST(OpSchemaTest, OpDefDescribesArgsAndAttrs) {
+  const proto::OpDef def = OpDefOf(Schema("transpose"));
   EXPECT_EQ(def.name(), "transpose");
   ASSERT_EQ(def.input_size(), 1);
   EXPECT_EQ(def.input(0).name(), "x");
@@ -142,7 +143,7 @@ TEST(OpSchemaTest, ToProtoDescribesArgsAndAttrs) {
   // An op with a default: built here, not registered.
   OpSchemaBuilder builder("unregistered");
   builder.Input("x").Output("y").Attr<float>("alpha", 0.5f).Attr<int64_t>("n");
-  const proto::OpDef with_default = builder.schema().ToProto();
+  const proto::OpDef with_default = OpDefOf(builder.schema());
   ASSERT_EQ(with_default.attr_size(), 2);
   EXPECT_EQ(with_default.attr(0).name(), "alpha");
   EXPECT_EQ(with_default.attr(0).type(), "float");

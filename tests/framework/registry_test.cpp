@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "oneflow_lite/framework/op_catalog.h"
 #include "oneflow_lite/framework/op_kernel.h"
 #include "oneflow_lite/framework/op_registry.h"
 #include "oneflow_lite/primitive/primitive.h"
+#include "oneflow_lite/proto/op_catalog.h"
 #include "tests/support/test_util.h"
 
 namespace oflite {

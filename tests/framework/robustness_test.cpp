@@ -2,6 +2,7 @@
 // registered without functions, numbers with stray text, values a dtype cannot hold.
 #include <gtest/gtest.h>
 
+#include "oneflow_lite/proto/attr_value_proto.h"
 #include "tests/support/test_util.h"
 
 namespace oflite {
@@ -26,10 +27,10 @@ TEST(RobustnessTest, InvalidDtypeValuesAreValueErrors) {
               {"invalid dtype value 0"});
   ExpectError(Tensor::FromStorage(storage, Shape{2}, static_cast<DataType>(42)),
               ErrorKind::kValueError, {"invalid dtype value 42"});
-  AttrMap attrs({{"dtype", AttrValue(proto::AttrValue())}});
+  // A dtype read from its serialized form is kept as read; Get checks it.
   proto::AttrValue bad;
   bad.set_at_data_type(static_cast<proto::DataType>(77));
-  attrs.Set("dtype", AttrValue(bad));
+  AttrMap attrs({{"dtype", AttrValueFromProto(bad)}});
   ExpectError(attrs.Get<DataType>("dtype"), ErrorKind::kValueError, {"dtype", "77"});
 }
 

@@ -198,11 +198,11 @@ TEST(SoftmaxFunctional, NonLastDimTravelsThroughOneTransposeEachWay) {
   DispatchTrace trace;
   Unwrap(functional::Softmax(x, 1));
   ASSERT_EQ(trace.records().size(), 3u);
-  EXPECT_EQ(trace.records()[0].op_conf.op_type(), "transpose");
-  EXPECT_EQ(trace.records()[1].op_conf.op_type(), "softmax");
+  EXPECT_EQ(trace.records()[0].op_type, "transpose");
+  EXPECT_EQ(trace.records()[1].op_type, "softmax");
   EXPECT_EQ(trace.records()[1].kernel, "SoftmaxKernel");
   EXPECT_EQ(trace.records()[1].primitives, std::vector<std::string>{"cpu.softmax<float32>"});
-  EXPECT_EQ(trace.records()[2].op_conf.op_type(), "transpose");
+  EXPECT_EQ(trace.records()[2].op_type, "transpose");
 }
 
 }  // namespace

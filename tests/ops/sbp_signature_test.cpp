@@ -71,8 +71,8 @@ bool SameAs(const HostTensor& a, const HostTensor& b) {
   return true;
 }
 
-std::vector<proto::SbpParallel> Candidates(int64_t rank) {
-  std::vector<proto::SbpParallel> all;
+std::vector<Sbp> Candidates(int64_t rank) {
+  std::vector<Sbp> all;
   for (int64_t axis = 0; axis < rank; ++axis) {
     all.push_back(SplitSbp(axis));
   }
@@ -93,12 +93,12 @@ class SbpSimulation {
   std::set<std::string> ValidSignatures() {
     std::vector<std::string> args = ArgOrder();
     std::set<std::string> valid;
-    std::vector<proto::SbpParallel> chosen(args.size());
+    std::vector<Sbp> chosen(args.size());
     std::function<void(size_t)> choose = [&](size_t i) {
       if (i == args.size()) {
-        proto::SbpSignature signature;
+        SbpSignature signature;
         for (size_t k = 0; k < args.size(); ++k) {
-          (*signature.mutable_arg_sbp())[args[k]] = chosen[k];
+          signature[args[k]] = chosen[k];
         }
         if (IsValid(chosen)) {
           valid.insert(SbpSignatureToString(signature, args));
@@ -107,7 +107,7 @@ class SbpSimulation {
       }
       const int64_t rank =
           i < inputs_.size() ? inputs_[i].shape.rank() : full_[i - inputs_.size()].shape.rank();
-      for (const proto::SbpParallel& sbp : Candidates(rank)) {
+      for (const Sbp& sbp : Candidates(rank)) {
         chosen[i] = sbp;
         choose(i + 1);
       }
@@ -124,7 +124,7 @@ class SbpSimulation {
     }
     const AttrMap complete = Unwrap(schema_->CompleteAttrs(attrs_));
     std::set<std::string> listed;
-    for (const proto::SbpSignature& s : Unwrap(schema_->SbpSignatures(descs, complete))) {
+    for (const SbpSignature& s : Unwrap(schema_->SbpSignatures(descs, complete))) {
       listed.insert(SbpSignatureToString(s, ArgOrder()));
     }
     return listed;
@@ -152,12 +152,11 @@ class SbpSimulation {
   }
 
   // The local input of `rank` under `sbp`; partial-sum pieces are random and add up to t.
-  HostTensor LocalInput(const HostTensor& t, const proto::SbpParallel& sbp, int rank,
-                        uint64_t seed) const {
-    if (sbp.has_split_parallel()) {
-      return SplitPiece(t, sbp.split_parallel().axis(), rank);
+  HostTensor LocalInput(const HostTensor& t, const Sbp& sbp, int rank, uint64_t seed) const {
+    if (sbp.is_split()) {
+      return SplitPiece(t, sbp.axis(), rank);
     }
-    if (sbp.has_broadcast_parallel()) {
+    if (sbp.is_broadcast()) {
       return t;
     }
     HostTensor part{t.shape, RandomValues(t.values.size(), seed)};
@@ -170,10 +169,10 @@ class SbpSimulation {
   }
 
   // Reassembles one output from its per-rank pieces and compares with the full result.
-  static bool Reassembles(const std::vector<HostTensor>& pieces, const proto::SbpParallel& sbp,
+  static bool Reassembles(const std::vector<HostTensor>& pieces, const Sbp& sbp,
                           const HostTensor& full) {
-    if (sbp.has_split_parallel()) {
-      const int64_t axis = sbp.split_parallel().axis();
+    if (sbp.is_split()) {
+      const int64_t axis = sbp.axis();
       for (const HostTensor& p : pieces) {
         if (p.shape.rank() != full.shape.rank()) {
           return false;
@@ -181,7 +180,7 @@ class SbpSimulation {
       }
       return SameAs(Concat(pieces, axis), full);
     }
-    if (sbp.has_broadcast_parallel()) {
+    if (sbp.is_broadcast()) {
       for (const HostTensor& p : pieces) {
         if (!SameAs(p, full)) {
           return false;
@@ -201,7 +200,7 @@ class SbpSimulation {
     return SameAs(sum, full);
   }
 
-  bool IsValid(const std::vector<proto::SbpParallel>& chosen) const {
+  bool IsValid(const std::vector<Sbp>& chosen) const {
     // the same partial-sum split for every candidate keeps the check deterministic
     std::vector<std::vector<HostTensor>> outputs_per_rank;
     for (int rank = 0; rank < kRanks; ++rank) {
@@ -384,15 +383,14 @@ TEST(SbpSignatures, MatmulSplitsRowsColumnsOrTheInnerDim) {
   SbpSimulation simulation(ops::kMatmulOp, {RandomOf({4, 6}, 22), RandomOf({6, 8}, 23)}, {});
   const std::set<std::string> listed = simulation.ListedSignatures();
   const std::vector<std::string> args = {ops::kMatmulA, ops::kMatmulB, ops::kMatmulOut};
-  auto signature = [&](const proto::SbpParallel& a, const proto::SbpParallel& b,
-                       const proto::SbpParallel& out) {
-    proto::SbpSignature s;
-    (*s.mutable_arg_sbp())[ops::kMatmulA] = a;
-    (*s.mutable_arg_sbp())[ops::kMatmulB] = b;
-    (*s.mutable_arg_sbp())[ops::kMatmulOut] = out;
+  auto signature = [&](const Sbp& a, const Sbp& b, const Sbp& out) {
+    SbpSignature s;
+    s[ops::kMatmulA] = a;
+    s[ops::kMatmulB] = b;
+    s[ops::kMatmulOut] = out;
     return SbpSignatureToString(s, args);
   };
-  const proto::SbpParallel B = BroadcastSbp(), P = PartialSumSbp();
+  const Sbp B = BroadcastSbp(), P = PartialSumSbp();
   const std::set<std::string> expected = {signature(SplitSbp(0), B, SplitSbp(0)),
                                           signature(B, SplitSbp(1), SplitSbp(1)),
                                           signature(SplitSbp(1), SplitSbp(0), P),
@@ -457,16 +455,15 @@ TEST(SbpSignatures, FusedMatmulBiasActListsExactlyTheValidOnes) {
 TEST(SbpSignatures, FusedMatmulBiasActSplitsRowsOrColumnsButNeverSums) {
   const std::vector<std::string> args = {ops::kMatmulA, ops::kMatmulB, ops::kFusedMatmulBias,
                                          ops::kMatmulOut};
-  auto signature = [&](const proto::SbpParallel& a, const proto::SbpParallel& b,
-                       const proto::SbpParallel& bias, const proto::SbpParallel& out) {
-    proto::SbpSignature s;
-    (*s.mutable_arg_sbp())[ops::kMatmulA] = a;
-    (*s.mutable_arg_sbp())[ops::kMatmulB] = b;
-    (*s.mutable_arg_sbp())[ops::kFusedMatmulBias] = bias;
-    (*s.mutable_arg_sbp())[ops::kMatmulOut] = out;
+  auto signature = [&](const Sbp& a, const Sbp& b, const Sbp& bias, const Sbp& out) {
+    SbpSignature s;
+    s[ops::kMatmulA] = a;
+    s[ops::kMatmulB] = b;
+    s[ops::kFusedMatmulBias] = bias;
+    s[ops::kMatmulOut] = out;
     return SbpSignatureToString(s, args);
   };
-  const proto::SbpParallel B = BroadcastSbp();
+  const Sbp B = BroadcastSbp();
   const std::set<std::string> expected = {signature(SplitSbp(0), B, B, SplitSbp(0)),
                                           signature(B, SplitSbp(1), SplitSbp(0), SplitSbp(1)),
                                           signature(B, B, B, B)};

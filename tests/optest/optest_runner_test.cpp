@@ -117,16 +117,16 @@ Maybe<void> InferSumRows(InferContext* ctx) {
   return Ok();
 }
 
-proto::SbpSignature Signature(const proto::SbpParallel& x, const proto::SbpParallel& y) {
-  proto::SbpSignature signature;
-  (*signature.mutable_arg_sbp())[kX] = x;
-  (*signature.mutable_arg_sbp())[kY] = y;
+SbpSignature Signature(const Sbp& x, const Sbp& y) {
+  SbpSignature signature;
+  signature[kX] = x;
+  signature[kY] = y;
   return signature;
 }
 
 // Scaling: any axis splits, and it is linear, so partial sums pass through.
-Maybe<std::vector<proto::SbpSignature>> ScaleSbp(const InferContext& ctx) {
-  std::vector<proto::SbpSignature> signatures;
+Maybe<std::vector<SbpSignature>> ScaleSbp(const InferContext& ctx) {
+  std::vector<SbpSignature> signatures;
   for (int64_t axis = 0; axis < ctx.Input(kX).shape.rank(); ++axis) {
     signatures.push_back(Signature(SplitSbp(axis), SplitSbp(axis)));
   }
@@ -138,8 +138,8 @@ Maybe<std::vector<proto::SbpSignature>> ScaleSbp(const InferContext& ctx) {
 // Summing over rows: x:S(0) gives partial sums (P), not splits. Two entries are deliberate
 // mistakes the harness must catch: S(0) -> S(0) (pieces of the wrong shape) and B -> P (pieces
 // of the right shape, k times too much); the other three hold.
-Maybe<std::vector<proto::SbpSignature>> SumRowsSbp(const InferContext&) {
-  return std::vector<proto::SbpSignature>{
+Maybe<std::vector<SbpSignature>> SumRowsSbp(const InferContext&) {
+  return std::vector<SbpSignature>{
       Signature(SplitSbp(1), SplitSbp(0)), Signature(SplitSbp(0), SplitSbp(0)),
       Signature(BroadcastSbp(), BroadcastSbp()), Signature(BroadcastSbp(), PartialSumSbp()),
       Signature(PartialSumSbp(), PartialSumSbp())};

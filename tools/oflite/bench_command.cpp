@@ -175,7 +175,7 @@ Maybe<Tensor> RandomTensor(const Shape& shape, DataType dtype, const Device& dev
 std::string LastImpl(const DispatchTrace& trace) {
   std::string impl;
   for (const DispatchRecord& r : trace.records()) {
-    if (r.op_conf.op_type() != "transpose" && !r.primitives.empty()) {
+    if (r.op_type != "transpose" && !r.primitives.empty()) {
       impl = r.primitives[0];
     }
   }

@@ -53,7 +53,7 @@ Maybe<void> Show(const std::string& title, const Call& call, const Tensor& x_cpu
   }
   OFLITE_JUST(result.y);
   for (const DispatchRecord& record : result.records) {
-    std::cout << "  dispatch " << record.op_conf.op_type() << " on " << record.device << ": kernel "
+    std::cout << "  dispatch " << record.op_type << " on " << record.device << ": kernel "
               << record.kernel << ", primitive";
     for (const std::string& p : record.primitives) {
       std::cout << " " << p;

@@ -4,7 +4,8 @@
 #include <iostream>
 
 #include "oneflow_lite/framework/attr_map.h"
-#include "oneflow_lite/framework/op_catalog.h"
+#include "oneflow_lite/proto/attr_value_proto.h"
+#include "oneflow_lite/proto/op_catalog.h"
 #include "tools/oflite/commands.h"
 
 namespace oflite {
@@ -29,7 +30,7 @@ void PrintOp(const proto::OpDef& op) {
   for (const proto::AttrDef& attr : op.attr()) {
     std::cout << " " << attr.name() << ":" << attr.type() << "="
               << (attr.required() ? "<required>"
-                                  : AttrValueToString(AttrValue(attr.default_value())));
+                                  : AttrValueToString(AttrValueFromProto(attr.default_value())));
   }
   std::cout << "\n  kernels:";
   for (const proto::KernelDef& kernel : op.kernel()) {

@@ -420,7 +420,7 @@ Maybe<int64_t> CountSignatures(const OpSchema& schema, const OpTestSpec& spec, D
   const OpCase c = spec.generate(dtype, rng);
   AttrMap attrs;
   OFLITE_ASSIGN_OR_RETURN(attrs, schema.CompleteAttrs(c.attrs));
-  std::vector<proto::SbpSignature> signatures;
+  std::vector<SbpSignature> signatures;
   OFLITE_ASSIGN_OR_RETURN(signatures, schema.SbpSignatures(DescsOf(c.inputs), attrs));
   return static_cast<int64_t>(signatures.size());
 }

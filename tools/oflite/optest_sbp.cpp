@@ -113,20 +113,15 @@ double WrapToDtype(double sum, DataType dtype) {
   });
 }
 
-Maybe<const proto::SbpParallel*> SbpOf(const proto::SbpSignature& signature,
-                                       const std::string& arg) {
-  auto it = signature.arg_sbp().find(arg);
-  OFLITE_CHECK_OR_RETURN(
-      it != signature.arg_sbp().end() &&
-          it->second.parallel_type_case() != proto::SbpParallel::PARALLEL_TYPE_NOT_SET,
-      RuntimeError)
+Maybe<const Sbp*> SbpOf(const SbpSignature& signature, const std::string& arg) {
+  auto it = signature.find(arg);
+  OFLITE_CHECK_OR_RETURN(it != signature.end(), RuntimeError)
       << "it gives no SBP for '" << arg << "'";
   return &it->second;
 }
 
-Maybe<int64_t> SplitAxis(const proto::SbpParallel& sbp, const HostTensor& t,
-                         const std::string& arg) {
-  const int64_t axis = sbp.split_parallel().axis();
+Maybe<int64_t> SplitAxis(const Sbp& sbp, const HostTensor& t, const std::string& arg) {
+  const int64_t axis = sbp.axis();
   OFLITE_CHECK_OR_RETURN(axis >= 0 && axis < t.shape.rank(), RuntimeError)
       << "it splits '" << arg << "' on axis " << axis << ", but '" << arg << "' has shape "
       << t.shape;
@@ -134,18 +129,18 @@ Maybe<int64_t> SplitAxis(const proto::SbpParallel& sbp, const HostTensor& t,
 }
 
 // Each piece's inputs: S(axis) a balanced slice, B the whole, P an exact share.
-Maybe<PieceTensors> PieceInputs(const SbpCase& c, const proto::SbpSignature& signature, int64_t k,
+Maybe<PieceTensors> PieceInputs(const SbpCase& c, const SbpSignature& signature, int64_t k,
                                 CaseRng& rng) {
   PieceTensors pieces(static_cast<size_t>(k));
   for (size_t j = 0; j < c.inputs.size(); ++j) {
     const std::string& arg = c.schema.inputs()[j];
     const HostTensor& t = c.inputs[j];
-    const proto::SbpParallel* sbp = nullptr;
+    const Sbp* sbp = nullptr;
     OFLITE_ASSIGN_OR_RETURN(sbp, SbpOf(signature, arg));
     std::vector<HostTensor> parts;
-    if (sbp->has_partial_sum_parallel()) {
+    if (sbp->is_partial_sum()) {
       parts = PartialSumParts(t, k, rng);
-    } else if (sbp->has_split_parallel()) {
+    } else if (sbp->is_split()) {
       int64_t axis = 0;
       OFLITE_ASSIGN_OR_RETURN(axis, SplitAxis(*sbp, t, arg));
       for (int64_t i = 0; i < k; ++i) {
@@ -207,11 +202,11 @@ Maybe<HostTensor> ConcatPieces(const std::vector<HostTensor>& pieces, const Host
 }
 
 // Rebuilds output `arg` from its pieces as `sbp` says and compares it with the whole result.
-Maybe<void> CheckRebuilt(const SbpCase& c, const std::string& arg, const proto::SbpParallel& sbp,
+Maybe<void> CheckRebuilt(const SbpCase& c, const std::string& arg, const Sbp& sbp,
                          const std::vector<HostTensor>& pieces, const HostTensor& whole) {
   const Tolerance tolerance = c.tolerance(whole.dtype);
   std::vector<double> budget = ErrorBudget(whole, tolerance);
-  if (sbp.has_broadcast_parallel()) {
+  if (sbp.is_broadcast()) {
     for (size_t i = 0; i < pieces.size(); ++i) {
       std::vector<double> piece_budget = budget;
       if (pieces[i].values.size() == budget.size()) {
@@ -223,7 +218,7 @@ Maybe<void> CheckRebuilt(const SbpCase& c, const std::string& arg, const proto::
     return Ok();
   }
   HostTensor rebuilt;
-  if (sbp.has_split_parallel()) {
+  if (sbp.is_split()) {
     int64_t axis = 0;
     OFLITE_ASSIGN_OR_RETURN(axis, SplitAxis(sbp, whole, arg));
     OFLITE_ASSIGN_OR_RETURN(rebuilt, ConcatPieces(pieces, whole, axis, arg));
@@ -236,13 +231,11 @@ Maybe<void> CheckRebuilt(const SbpCase& c, const std::string& arg, const proto::
       AddBudget(&budget, ErrorBudget(piece, tolerance));
     }
   }
-  return ExpectClose(
-      rebuilt, whole, budget,
-      (sbp.has_split_parallel() ? "concatenated output '" : "summed output '") + arg + "'");
+  return ExpectClose(rebuilt, whole, budget,
+                     (sbp.is_split() ? "concatenated output '" : "summed output '") + arg + "'");
 }
 
-Maybe<void> CheckPieces(const SbpCase& c, const proto::SbpSignature& signature, int64_t k,
-                        uint64_t seed) {
+Maybe<void> CheckPieces(const SbpCase& c, const SbpSignature& signature, int64_t k, uint64_t seed) {
   CaseRng rng(seed);
   PieceTensors inputs;
   OFLITE_ASSIGN_OR_RETURN(inputs, PieceInputs(c, signature, k, rng));
@@ -256,7 +249,7 @@ Maybe<void> CheckPieces(const SbpCase& c, const proto::SbpSignature& signature, 
   }
   for (size_t o = 0; o < c.outputs.size(); ++o) {
     const std::string& arg = c.schema.outputs()[o];
-    const proto::SbpParallel* sbp = nullptr;
+    const Sbp* sbp = nullptr;
     OFLITE_ASSIGN_OR_RETURN(sbp, SbpOf(signature, arg));
     std::vector<HostTensor> pieces;
     for (const std::vector<HostTensor>& piece_outputs : outputs) {
@@ -328,7 +321,7 @@ std::vector<HostTensor> PartialSumParts(const HostTensor& t, int64_t k, CaseRng&
   return parts;
 }
 
-Maybe<void> CheckSbpSignature(const SbpCase& c, const proto::SbpSignature& signature, int64_t k,
+Maybe<void> CheckSbpSignature(const SbpCase& c, const SbpSignature& signature, int64_t k,
                               uint64_t seed) {
   const Maybe<void> held = CheckPieces(c, signature, k, seed);
   if (held.ok()) {

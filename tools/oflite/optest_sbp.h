@@ -55,7 +55,7 @@ struct SbpCase {
 
 // Ok when `signature` holds for `c` with k pieces; otherwise a RuntimeError
 // "<op>: signature <S> does not hold with k=<k> pieces: <why>". `seed` draws the partial sums.
-Maybe<void> CheckSbpSignature(const SbpCase& c, const proto::SbpSignature& signature, int64_t k,
+Maybe<void> CheckSbpSignature(const SbpCase& c, const SbpSignature& signature, int64_t k,
                               uint64_t seed);
 
 }  // namespace optest

@@ -11,8 +11,8 @@ using namespace oflite;  // NOLINT: a test library
 
 constexpr const char* kOp = OFLITE_TEST_PLUGIN_OP;
 
-Maybe<std::vector<proto::SbpSignature>> ScaleSbp(const InferContext& ctx) {
-  std::vector<proto::SbpSignature> signatures;
+Maybe<std::vector<SbpSignature>> ScaleSbp(const InferContext& ctx) {
+  std::vector<SbpSignature> signatures;
   for (int64_t axis = 0; axis < ctx.Input("x").shape.rank(); ++axis) {
     signatures.push_back(SbpBuilder().Split({"x", "y"}, axis).Build());
   }

@@ -19,8 +19,8 @@ Maybe<void> InferShadowSoftmax(InferContext* ctx) {
   return Ok();
 }
 
-Maybe<std::vector<proto::SbpSignature>> ShadowSoftmaxSbp(const InferContext& ctx) {
-  std::vector<proto::SbpSignature> signatures;
+Maybe<std::vector<SbpSignature>> ShadowSoftmaxSbp(const InferContext& ctx) {
+  std::vector<SbpSignature> signatures;
   for (int64_t axis = 0; axis + 1 < ctx.Input("x").shape.rank(); ++axis) {
     signatures.push_back(SbpBuilder().Split({"x", "y"}, axis).Build());
   }

@@ -1,4 +1,4 @@
-// The swiglu op: its schema, shape and dtype inference, and SBP signatures. OFLITE_OP_LIBRARY()
+// The swiglu op: its signature, shape and dtype inference, and SBP signatures. OFLITE_OP_LIBRARY()
 // marks the shared library as an op library that LoadOpLibrary and `oflite --load` accept.
 #include "swiglu.h"
 
@@ -8,8 +8,8 @@ namespace {
 using oflite::InferContext;
 using oflite::Maybe;
 using oflite::SbpBuilder;
+using oflite::SbpSignature;
 using oflite::TensorDesc;
-namespace proto = oflite::proto;
 
 Maybe<void> InferSwiglu(InferContext* ctx) {
   const TensorDesc& x = ctx->Input(kSwigluX);
@@ -26,8 +26,8 @@ Maybe<void> InferSwiglu(InferContext* ctx) {
 
 // Elements are independent, so every axis may be split, all arguments alike, or everything is
 // whole (B). y is linear in x: with gate whole, partial sums of x give partial sums of y.
-Maybe<std::vector<proto::SbpSignature>> SwigluSbp(const InferContext& ctx) {
-  std::vector<proto::SbpSignature> signatures;
+Maybe<std::vector<SbpSignature>> SwigluSbp(const InferContext& ctx) {
+  std::vector<SbpSignature> signatures;
   for (int64_t axis = 0; axis < ctx.Input(kSwigluX).shape.rank(); ++axis) {
     signatures.push_back(SbpBuilder().Split({kSwigluX, kSwigluGate, kSwigluY}, axis).Build());
   }
@@ -37,10 +37,9 @@ Maybe<std::vector<proto::SbpSignature>> SwigluSbp(const InferContext& ctx) {
   return signatures;
 }
 
-OFLITE_REGISTER_OP(kSwigluOp)
-    .Input(kSwigluX)
-    .Input(kSwigluGate)
-    .Output(kSwigluY)
+// The whole declaration in one line: the name, the inputs in order, attributes with their types
+// and defaults (swiglu has none), and the outputs. swiglu.h names the same arguments.
+OFLITE_REGISTER_OP("example.swiglu(Tensor x, Tensor gate) -> Tensor y")
     .SetInferFn(InferSwiglu)
     .SetSbpFn(SwigluSbp);
 

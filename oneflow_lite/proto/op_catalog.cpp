@@ -1,10 +1,32 @@
-#include "oneflow_lite/framework/op_catalog.h"
+#include "oneflow_lite/proto/op_catalog.h"
 
 #include "oneflow_lite/ep/device.h"
 #include "oneflow_lite/framework/op_kernel.h"
 #include "oneflow_lite/framework/op_registry.h"
+#include "oneflow_lite/proto/attr_value_proto.h"
 
 namespace oflite {
+
+proto::OpDef OpDefOf(const OpSchema& schema) {
+  proto::OpDef def;
+  def.set_name(schema.name());
+  for (const std::string& name : schema.inputs()) {
+    def.add_input()->set_name(name);
+  }
+  for (const std::string& name : schema.outputs()) {
+    def.add_output()->set_name(name);
+  }
+  for (const AttrDef& attr : schema.attrs()) {
+    proto::AttrDef* out = def.add_attr();
+    out->set_name(attr.name);
+    out->set_type(AttrTypeName(attr.type));
+    out->set_required(!attr.default_value.has_value());
+    if (attr.default_value) {
+      *out->mutable_default_value() = AttrValueToProto(*attr.default_value);
+    }
+  }
+  return def;
+}
 
 proto::OpDefList OpCatalog() {
   proto::OpDefList list;
@@ -12,7 +34,7 @@ proto::OpDefList OpCatalog() {
   for (const std::string& op_type : OpRegistry::Global().OpTypes()) {
     const OpSchema* schema = OpRegistry::Global().Find(op_type).value();
     proto::OpDef* def = list.add_op();
-    *def = schema->ToProto();
+    *def = OpDefOf(*schema);
     for (const KernelRegistration& kernel : kernels.KernelsOf(op_type)) {
       for (DeviceType device_type : kAllDeviceTypes) {
         if (ep::FindDeviceProvider(device_type) == nullptr) {
