@@ -16,7 +16,6 @@ namespace {
 // traces destroyed out of order (e.g. one held in a reassigned unique_ptr) leave no dangling
 // pointer behind.
 thread_local std::vector<DispatchTrace*> live_traces;
-thread_local std::vector<const ScopedOutputInit*> live_output_inits;
 
 // The most values (inputs plus step outputs) a composite call holds at once.
 constexpr size_t kMaxCompositeValues = 16;
@@ -170,15 +169,13 @@ Maybe<std::shared_ptr<const CallEntry>> LookUp(const Callee* callee, TensorArgs 
   return entry;
 }
 
-// Allocates a step's outputs and runs its kernel on inputs gathered in order.
+// Runs a step's kernel on inputs gathered in order, into outputs allocated here unless the
+// caller gave them.
 Maybe<void> RunStep(const CallEntry& entry, const CachedStep& step, const Tensor* inputs,
-                    Tensor* outputs) {
-  for (size_t i = 0; i < step.outputs.size(); ++i) {
+                    Tensor* outputs, bool outputs_given = false) {
+  for (size_t i = 0; i < step.outputs.size() && !outputs_given; ++i) {
     OFLITE_ASSIGN_OR_RETURN(
         outputs[i], Tensor::Empty(step.outputs[i].shape, step.outputs[i].dtype, entry.ep_device));
-    if (!live_output_inits.empty()) {
-      OFLITE_JUST((*live_output_inits.back())(outputs[i]));
-    }
   }
   KernelComputeContext ctx(step.schema, inputs, outputs, &step.attrs,
                            entry.ep_device->default_stream(), !live_traces.empty());
@@ -190,31 +187,59 @@ Maybe<void> RunStep(const CallEntry& entry, const CachedStep& step, const Tensor
   return Ok();
 }
 
-// One op's call; outputs holds as many tensors as the op has outputs.
-Maybe<void> DispatchInto(const std::string& op_type, TensorArgs inputs, const AttrMap& attrs,
-                         Tensor* outputs, size_t num_outputs) {
+// Whether the bytes of a and b overlap.
+bool Overlap(const Tensor& a, const Tensor& b) {
+  const auto* a0 = static_cast<const char*>(a.data());
+  const auto* b0 = static_cast<const char*>(b.data());
+  return a.nbytes() > 0 && b.nbytes() > 0 && a0 < b0 + b.nbytes() && b0 < a0 + a.nbytes();
+}
+
+// Outputs a caller gave must be what the op makes, where it makes it, apart from the inputs
+// (kernels do not compute in place). Tensors are contiguous, and no op has two outputs yet.
+Maybe<void> CheckGivenOutputs(const CallEntry& entry, const CachedStep& step, TensorArgs inputs,
+                              const Tensor* outputs) {
+  const std::string& op = step.schema->name();
+  for (size_t i = 0; i < step.outputs.size(); ++i) {
+    const std::string name = "output '" + step.schema->outputs()[i] + "'";
+    const Tensor& out = outputs[i];
+    OFLITE_CHECK_OR_RETURN(out.defined(), ValueError) << op << ": " << name << " is undefined";
+    OFLITE_CHECK_OR_RETURN(out.shape() == step.outputs[i].shape, ValueError)
+        << op << ": " << name << " must have shape " << step.outputs[i].shape << ", got "
+        << out.shape();
+    OFLITE_CHECK_OR_RETURN(out.dtype() == step.outputs[i].dtype, TypeError)
+        << op << ": " << name << " must be " << step.outputs[i].dtype << ", got " << out.dtype();
+    OFLITE_CHECK_OR_RETURN(out.device() == entry.device, ValueError)
+        << op << ": " << name << " must be on " << entry.device << ", got " << out.device();
+    for (const Tensor& other : inputs) {
+      OFLITE_CHECK_OR_RETURN(!Overlap(out, other), NotImplemented)
+          << op << ": " << name << " overlaps an input (ops do not compute in place)";
+    }
+  }
+  return Ok();
+}
+
+// One op's call; outputs holds as many tensors as the op has outputs, allocated here unless
+// outputs_given.
+Maybe<void> DispatchOp(const std::string& op_type, TensorArgs inputs, const AttrMap& attrs,
+                       Tensor* outputs, size_t num_outputs, bool outputs_given = false) {
   const OpSchema* schema = nullptr;
   OFLITE_ASSIGN_OR_RETURN(schema, OpRegistry::Global().Find(op_type));
   OFLITE_CHECK_OR_RETURN(inputs.size() == schema->inputs().size(), ValueError)
       << op_type << ": expected " << schema->inputs().size() << " input(s), got " << inputs.size();
   OFLITE_CHECK_OR_RETURN(num_outputs == schema->outputs().size(), ValueError)
-      << op_type << ": has " << schema->outputs().size() << " outputs; use Dispatch, not "
-      << "DispatchOne";
+      << op_type << ": has " << schema->outputs().size() << " outputs; "
+      << (outputs_given ? "got " + std::to_string(num_outputs) + " to write into"
+                        : std::string("use Dispatch, not DispatchOne"));
   OFLITE_JUST(CheckInputs(op_type, &schema->inputs(), inputs));
   std::shared_ptr<const CallEntry> entry;
   OFLITE_ASSIGN_OR_RETURN(entry, LookUp(schema, inputs, attrs, BuildOpEntry));
-  OFLITE_JUST(RunStep(*entry, entry->steps[0], inputs.begin(), outputs));
+  if (outputs_given) {
+    OFLITE_JUST(CheckGivenOutputs(*entry, entry->steps[0], inputs, outputs));
+  }
+  OFLITE_JUST(RunStep(*entry, entry->steps[0], inputs.begin(), outputs, outputs_given));
   return Ok();
 }
 }  // namespace
-
-ScopedOutputInit::ScopedOutputInit(Fn init) : init_(std::move(init)) {
-  live_output_inits.push_back(this);
-}
-
-ScopedOutputInit::~ScopedOutputInit() {
-  live_output_inits.erase(std::find(live_output_inits.begin(), live_output_inits.end(), this));
-}
 
 DispatchTrace::DispatchTrace() { live_traces.push_back(this); }
 DispatchTrace::~DispatchTrace() {
@@ -226,13 +251,19 @@ Maybe<std::vector<Tensor>> Dispatch(const std::string& op_type, TensorArgs input
   const OpSchema* schema = nullptr;
   OFLITE_ASSIGN_OR_RETURN(schema, OpRegistry::Global().Find(op_type));
   std::vector<Tensor> outputs(schema->outputs().size());
-  OFLITE_JUST(DispatchInto(op_type, inputs, attrs, outputs.data(), outputs.size()));
+  OFLITE_JUST(DispatchOp(op_type, inputs, attrs, outputs.data(), outputs.size()));
   return outputs;
+}
+
+Maybe<void> DispatchInto(const std::string& op_type, TensorArgs inputs,
+                         const std::vector<Tensor>& outputs, const AttrMap& attrs) {
+  std::vector<Tensor> given = outputs;  // handles, not data: the kernel writes the caller's
+  return DispatchOp(op_type, inputs, attrs, given.data(), given.size(), true);
 }
 
 Maybe<Tensor> DispatchOne(const std::string& op_type, TensorArgs inputs, const AttrMap& attrs) {
   Tensor output;
-  OFLITE_JUST(DispatchInto(op_type, inputs, attrs, &output, 1));
+  OFLITE_JUST(DispatchOp(op_type, inputs, attrs, &output, 1));
   return output;
 }
 

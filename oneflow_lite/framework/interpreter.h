@@ -52,6 +52,11 @@ Maybe<std::vector<Tensor>> Dispatch(const std::string& op_type, TensorArgs input
                                     const AttrMap& attrs = {});
 // For ops with exactly one output.
 Maybe<Tensor> DispatchOne(const std::string& op_type, TensorArgs inputs, const AttrMap& attrs = {});
+// Into outputs the caller made (PyTorch's out=): one per op output, each of the shape and dtype
+// the op infers, on the inputs' device, and overlapping no input; else ValueError, TypeError or
+// NotImplemented naming the output.
+Maybe<void> DispatchInto(const std::string& op_type, TensorArgs inputs,
+                         const std::vector<Tensor>& outputs, const AttrMap& attrs = {});
 
 // A fixed sequence of ops run as one call, e.g. transpose, softmax, transpose: the steps are
 // worked out once per signature like one op's, and each call then pays one cache lookup for
@@ -96,24 +101,6 @@ class DispatchTrace {
 
  private:
   std::vector<DispatchRecord> records_;
-};
-
-// While alive, every dispatch on this thread passes each output it allocates to `init` before
-// the kernel runs (the most recently created live one applies). Test harnesses poison outputs
-// this way, so that an element a kernel leaves unwritten fails instead of passing on whatever
-// the allocator handed back. An error from `init` fails the dispatch.
-class ScopedOutputInit {
- public:
-  using Fn = std::function<Maybe<void>(const Tensor& output)>;
-  explicit ScopedOutputInit(Fn init);
-  ScopedOutputInit(const ScopedOutputInit&) = delete;
-  ScopedOutputInit& operator=(const ScopedOutputInit&) = delete;
-  ~ScopedOutputInit();
-
-  Maybe<void> operator()(const Tensor& output) const { return init_(output); }
-
- private:
-  Fn init_;
 };
 
 }  // namespace oflite

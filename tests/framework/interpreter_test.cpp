@@ -117,27 +117,32 @@ TEST(InterpreterTest, GivenAttrOverridesTheDefault) {
   EXPECT_EQ(Unwrap(y.ToVector<float>()), (std::vector<float>{3.5f, 2, 5}));
 }
 
-TEST(InterpreterTest, OutputInitSeesEachFreshOutputBeforeTheKernel) {
+// Outputs the caller made are written in place of fresh ones; every element, since the ones
+// given hold values the kernel must overwrite.
+TEST(InterpreterTest, DispatchIntoWritesTheCallersOutputs) {
   const Tensor x = Floats({1, -2, 4});
-  std::vector<Shape> seen;
-  {
-    const ScopedOutputInit init([&](const Tensor& output) -> Maybe<void> {
-      seen.push_back(output.shape());
-      return Ok();
-    });
-    const Tensor y = Unwrap(DispatchOne("test_scale", {x}, {{"n", 3}}));
-    EXPECT_EQ(Unwrap(y.ToVector<float>()), (std::vector<float>{5, -1, 11}));  // written over
-  }
-  EXPECT_EQ(seen, (std::vector<Shape>{Shape({3})}));
-  Unwrap(DispatchOne("test_scale", {x}, {{"n", 3}}));  // out of scope: not called
-  EXPECT_EQ(seen.size(), 1u);
+  const Tensor y = Floats({-9, -9, -9});
+  const void* data = y.data();
+  ASSERT_TRUE(DispatchInto("test_scale", {x}, {y}, {{"n", 3}}).ok());
+  EXPECT_EQ(y.data(), data);
+  EXPECT_EQ(Unwrap(y.ToVector<float>()), (std::vector<float>{5, -1, 11}));
 }
 
-TEST(InterpreterTest, AnOutputInitErrorFailsTheDispatch) {
-  const ScopedOutputInit init(
-      [](const Tensor&) -> Maybe<void> { return OFLITE_ERROR(DeviceError) << "init failed"; });
-  ExpectError(DispatchOne("test_scale", {Floats({1})}, {{"n", 1}}), ErrorKind::kDeviceError,
-              {"init failed"});
+TEST(InterpreterTest, DispatchIntoRefusesOutputsThatDoNotFit) {
+  const Tensor x = Floats({1, -2, 4});
+  ExpectError(DispatchInto("test_scale", {x}, {}, {{"n", 3}}), ErrorKind::kValueError,
+              {"test_scale: has 1 outputs; got 0 to write into"});
+  ExpectError(DispatchInto("test_scale", {x}, {Tensor()}, {{"n", 3}}), ErrorKind::kValueError,
+              {"test_scale: output 'y' is undefined"});
+  ExpectError(DispatchInto("test_scale", {x}, {Floats({1, 2})}, {{"n", 3}}), ErrorKind::kValueError,
+              {"output 'y' must have shape (3,), got (2,)"});
+  ExpectError(DispatchInto("test_scale", {x},
+                           {Unwrap(Tensor::Full(Shape{3}, 0, DataType::kFloat64))}, {{"n", 3}}),
+              ErrorKind::kTypeError, {"output 'y' must be float32, got float64"});
+  ExpectError(DispatchInto("test_scale", {x}, {x}, {{"n", 3}}), ErrorKind::kNotImplemented,
+              {"output 'y' overlaps an input"});
+  ExpectError(DispatchInto("test_scale", {x}, {Floats({0, 0, 0})}), ErrorKind::kValueError,
+              {"'n'", "missing"});
 }
 
 TEST(InterpreterTest, UnknownOpIsValueError) {

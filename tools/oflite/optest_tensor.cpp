@@ -6,6 +6,7 @@
 
 #include "oneflow_lite/ep/device.h"
 #include "oneflow_lite/framework/interpreter.h"
+#include "oneflow_lite/framework/op_registry.h"
 #include "oneflow_lite/primitive/fill.h"
 
 namespace oflite {
@@ -93,10 +94,39 @@ Maybe<void> PoisonOutput(const Tensor& output) {
                       static_cast<size_t>(output.elem_cnt()));
 }
 
+// The outputs a valid call makes, on `device`, poisoned so that an element the kernel leaves
+// unwritten fails the comparison; none when the call is invalid (or the op has no outputs).
+Maybe<std::vector<Tensor>> PoisonedOutputs(const std::string& op_type,
+                                           const std::vector<HostTensor>& inputs,
+                                           const AttrMap& attrs, const Device& device) {
+  const Maybe<const OpSchema*> schema = OpRegistry::Global().Find(op_type);
+  if (!schema.ok() || schema.value()->inputs().size() != inputs.size()) {
+    return std::vector<Tensor>{};
+  }
+  const Maybe<AttrMap> complete = schema.value()->CompleteAttrs(attrs);
+  std::vector<TensorDesc> descs;
+  for (const HostTensor& t : inputs) {
+    descs.push_back({t.shape, t.dtype});
+  }
+  const Maybe<std::vector<TensorDesc>> made =
+      complete.ok() ? schema.value()->InferOutputs(descs, complete.value())
+                    : Maybe<std::vector<TensorDesc>>(complete.error());
+  if (!made.ok()) {
+    return std::vector<Tensor>{};
+  }
+  std::vector<Tensor> outputs;
+  for (const TensorDesc& d : made.value()) {
+    Tensor t;
+    OFLITE_ASSIGN_OR_RETURN(t, Tensor::Empty(d.shape, d.dtype, device));
+    OFLITE_JUST(PoisonOutput(t));
+    outputs.push_back(std::move(t));
+  }
+  return outputs;
+}
+
 Maybe<std::vector<HostTensor>> DispatchHost(const std::string& op_type,
                                             const std::vector<HostTensor>& inputs,
                                             const AttrMap& attrs, const Device& device) {
-  const ScopedOutputInit poison(PoisonOutput);
   std::vector<Tensor> tensors;
   for (const HostTensor& t : inputs) {
     Tensor tensor;
@@ -104,7 +134,12 @@ Maybe<std::vector<HostTensor>> DispatchHost(const std::string& op_type,
     tensors.push_back(std::move(tensor));
   }
   std::vector<Tensor> outputs;
-  OFLITE_ASSIGN_OR_RETURN(outputs, Dispatch(op_type, tensors, attrs));
+  OFLITE_ASSIGN_OR_RETURN(outputs, PoisonedOutputs(op_type, inputs, attrs, device));
+  if (outputs.empty()) {  // the call is invalid: the interpreter says why
+    OFLITE_ASSIGN_OR_RETURN(outputs, Dispatch(op_type, tensors, attrs));
+  } else {
+    OFLITE_JUST(DispatchInto(op_type, tensors, outputs, attrs));
+  }
   std::vector<HostTensor> host;
   for (const Tensor& t : outputs) {
     HostTensor h;
