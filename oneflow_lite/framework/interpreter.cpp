@@ -8,6 +8,7 @@
 #include "oneflow_lite/framework/call_cache.h"
 #include "oneflow_lite/framework/op_kernel.h"
 #include "oneflow_lite/framework/op_registry.h"
+#include "oneflow_lite/primitive/launch_notes.h"
 
 namespace oflite {
 
@@ -177,10 +178,16 @@ Maybe<void> RunStep(const CallEntry& entry, const CachedStep& step, const Tensor
     OFLITE_ASSIGN_OR_RETURN(
         outputs[i], Tensor::Empty(step.outputs[i].shape, step.outputs[i].dtype, entry.ep_device));
   }
+  const bool tracing = !live_traces.empty();
   KernelComputeContext ctx(step.schema, inputs, outputs, &step.attrs,
-                           entry.ep_device->default_stream(), !live_traces.empty());
-  OFLITE_JUST(step.kernel->Compute(&ctx));
-  if (!live_traces.empty()) {
+                           entry.ep_device->default_stream(), tracing);
+  if (tracing) {
+    const primitive::LaunchNotes notes;  // what the kernel's launches choose
+    OFLITE_JUST(step.kernel->Compute(&ctx));
+  } else {
+    OFLITE_JUST(step.kernel->Compute(&ctx));
+  }
+  if (tracing) {
     live_traces.back()->Add(
         {step.schema->name(), step.attrs, entry.device, step.kernel_name, ctx.primitives()});
   }

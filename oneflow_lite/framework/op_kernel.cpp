@@ -17,6 +17,14 @@ size_t ArgIndex(const std::vector<std::string>& names, const std::string& name) 
 }
 }  // namespace
 
+void KernelComputeContext::NotePrimitive(const primitive::Primitive& primitive) {
+  if (!tracing_) {
+    return;
+  }
+  primitive::LaunchNotes* notes = primitive::LaunchNotes::Current();
+  primitives_.push_back(notes != nullptr ? notes->Describe(primitive) : primitive.name());
+}
+
 const Tensor& KernelComputeContext::Input(const std::string& name) const {
   return inputs_[ArgIndex(schema_->inputs(), name)];
 }

@@ -21,6 +21,7 @@
 #include "oneflow_lite/framework/attr_map.h"
 #include "oneflow_lite/framework/op_schema.h"
 #include "oneflow_lite/framework/tensor.h"
+#include "oneflow_lite/primitive/primitive.h"
 
 namespace oflite {
 
@@ -59,19 +60,14 @@ class KernelComputeContext {
   ep::Stream* stream() const { return stream_; }
   DeviceType device_type() const;
 
-  // Kernels report the primitive that did the work; traces and the demo show it. The second
-  // form asks the primitive for its LaunchDescription only when a trace is live.
+  // Kernels report the primitives that did the work, after launching them; traces and the demo
+  // show them, with what each launch chose (primitive/launch_notes.h).
   void NotePrimitive(const std::string& name) {
     if (tracing_) {
       primitives_.push_back(name);
     }
   }
-  template <typename P, typename = decltype(std::declval<const P&>().LaunchDescription())>
-  void NotePrimitive(const P& primitive) {
-    if (tracing_) {
-      primitives_.push_back(primitive.LaunchDescription());
-    }
-  }
+  void NotePrimitive(const primitive::Primitive& primitive);
   bool tracing() const { return tracing_; }
   const std::vector<std::string>& primitives() const { return primitives_; }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "oneflow_lite/common/device.h"
+#include "oneflow_lite/primitive/launch_notes.h"
 
 namespace oflite {
 namespace primitive {
@@ -25,9 +26,22 @@ class Primitive {
 
   // Which implementation this is, e.g. "cpu.softmax<float16>"; shown in traces and the demo.
   virtual std::string name() const = 0;
-  // What the last Launch did, for primitives that choose among implementations per call
-  // (e.g. "cuda.softmax<float32>[warp pack=4 ...]"); the name for the rest.
-  virtual std::string LaunchDescription() const { return name(); }
+
+ protected:
+  // For primitives that choose among implementations per call: notes the choice for a live
+  // trace (launch_notes.h). `describe` runs only when a trace is live.
+  template <typename Describe>
+  void NoteLaunch(Describe&& describe) const {
+    if (LaunchNotes* notes = LaunchNotes::Current()) {
+      notes->Set(this, describe());
+    }
+  }
+  template <typename Describe>
+  void AppendLaunchNote(Describe&& describe) const {
+    if (LaunchNotes* notes = LaunchNotes::Current()) {
+      notes->Append(this, describe());
+    }
+  }
 };
 
 class FactoryBase {

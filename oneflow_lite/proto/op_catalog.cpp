@@ -37,13 +37,17 @@ proto::OpDefList OpCatalog() {
     *def = OpDefOf(*schema);
     for (const KernelRegistration& kernel : kernels.KernelsOf(op_type)) {
       for (DeviceType device_type : kAllDeviceTypes) {
-        if (ep::FindDeviceProvider(device_type) == nullptr) {
+        const std::vector<DataType> dtypes =
+            ep::FindDeviceProvider(device_type) == nullptr
+                ? std::vector<DataType>{}
+                : kernels.ServedDataTypes(kernel, device_type, *schema);
+        if (dtypes.empty()) {  // the kernel does not run on this device
           continue;
         }
         proto::KernelDef* kernel_def = def->add_kernel();
         kernel_def->set_name(kernel.name);
         kernel_def->set_device(DeviceTypeName(device_type));
-        for (DataType dtype : kernels.ServedDataTypes(kernel, device_type, *schema)) {
+        for (DataType dtype : dtypes) {
           kernel_def->add_data_type(static_cast<proto::DataType>(dtype));
         }
       }

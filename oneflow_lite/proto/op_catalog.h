@@ -12,7 +12,8 @@ class OpSchema;
 
 // The op without kernels: OpCatalog adds those.
 proto::OpDef OpDefOf(const OpSchema& schema);
-// Kernels are listed for every device type whose provider is built in, visible GPU or not.
+// A kernel is listed for each device type whose provider is built in (visible GPU or not) and
+// on which it serves some dtype.
 proto::OpDefList OpCatalog();
 
 }  // namespace oflite

@@ -273,6 +273,7 @@ struct Offsets {
 // against the reference; returns the launch description.
 std::string CheckBinary(BinaryOp op, DataType dtype, const Shape& a, const Shape& b, uint64_t seed,
                         Offsets offsets = {}, double attr = 0.25) {
+  primitive::LaunchNotes notes;  // what each launch chose, as a trace sees it
   const DataType out_dtype = primitive::IsComparison(op) ? DataType::kBool : dtype;
   const Shape dst(Unwrap(primitive::BroadcastShape(a.dims(), b.dims())));
   const std::string context = std::string(primitive::BinaryOpName(op)) + " " + DataTypeName(dtype) +
@@ -311,7 +312,7 @@ std::string CheckBinary(BinaryOp op, DataType dtype, const Shape& a, const Shape
     expected[i] = ReferenceStore(ReferenceBinary(op, va, vb, attr), out_dtype);
     scale[i] = BinaryScale(op, va, vb);
   }
-  const std::string launch = binary->LaunchDescription();
+  const std::string launch = notes.Describe(*binary);
   ExpectAllClose(out_buffer.Download(context), expected, Tolerance(out_dtype),
                  context + " " + launch, Floor(out_dtype), scale);
   return launch;
@@ -467,6 +468,7 @@ TEST_F(CudaElementwiseTest, BiasShapesPackInEveryDtype) {
 }
 
 TEST_F(CudaElementwiseTest, EmptyTensorsLaunchNothing) {
+  primitive::LaunchNotes notes;  // what each launch chose, as a trace sees it
   for (const auto& [a, b] : std::vector<std::pair<Shape, Shape>>{{Shape{0}, Shape{0}},
                                                                  {Shape{0, 5}, Shape{1, 5}},
                                                                  {Shape{0}, Shape{}},
@@ -480,7 +482,7 @@ TEST_F(CudaElementwiseTest, EmptyTensorsLaunchNothing) {
       ASSERT_TRUE(add->Launch(CudaStream(), a.rank(), a.dims().data(), x.data(), b.rank(),
                               b.dims().data(), y.data(), out.data())
                       .ok());
-      EXPECT_EQ(add->LaunchDescription(), add->name());
+      EXPECT_EQ(notes.Describe(*add), add->name());
       EXPECT_TRUE(out.Download("empty").empty());
     }
   }
@@ -493,8 +495,8 @@ TEST_F(CudaElementwiseTest, EmptyTensorsLaunchNothing) {
   DeviceBuffer buffer(Shape{1}, DataType::kFloat32, 0);
   EXPECT_TRUE(relu->Launch(CudaStream(), buffer.data(), buffer.data(), 0).ok());
   EXPECT_TRUE(cast->Launch(CudaStream(), buffer.data(), buffer.data(), 0).ok());
-  EXPECT_EQ(relu->LaunchDescription(), relu->name());
-  EXPECT_EQ(cast->LaunchDescription(), cast->name());
+  EXPECT_EQ(notes.Describe(*relu), relu->name());
+  EXPECT_EQ(notes.Describe(*cast), cast->name());
   float poison = 0;
   const uint8_t poison_bytes[4] = {kPoison, kPoison, kPoison, kPoison};
   std::memcpy(&poison, poison_bytes, sizeof(poison));
@@ -502,6 +504,7 @@ TEST_F(CudaElementwiseTest, EmptyTensorsLaunchNothing) {
 }
 
 TEST_F(CudaElementwiseTest, BadLaunchesAreErrors) {
+  primitive::LaunchNotes notes;  // what each launch chose, as a trace sees it
   auto add = primitive::NewPrimitive<primitive::BroadcastElementwiseBinaryFactory>(
       DeviceType::kCUDA, BinaryOp::kAdd, DataType::kFloat32, DataType::kFloat32, 10, 0.0);
   ASSERT_NE(add, nullptr);
@@ -520,8 +523,7 @@ TEST_F(CudaElementwiseTest, BadLaunchesAreErrors) {
   EXPECT_TRUE(add->Launch(CudaStream(), a.size(), a.data(), xa.data(), b.size(), b.data(),
                           xb.data(), out.data())
                   .ok());
-  EXPECT_NE(add->LaunchDescription().find("[index32]"), std::string::npos)
-      << add->LaunchDescription();
+  EXPECT_NE(notes.Describe(*add).find("[index32]"), std::string::npos) << notes.Describe(*add);
   EXPECT_EQ(primitive::NewPrimitive<primitive::BroadcastElementwiseBinaryFactory>(
                 DeviceType::kCUDA, BinaryOp::kAdd, DataType::kFloat32, DataType::kFloat32, 17, 0.0),
             nullptr);
@@ -572,6 +574,7 @@ std::vector<double> UnaryInputs(DataType dtype, size_t count, uint64_t seed) {
 
 std::string CheckUnary(UnaryOp op, DataType dtype, int64_t n, size_t offset, uint64_t seed,
                        double attr = 0.125) {
+  primitive::LaunchNotes notes;  // what each launch chose, as a trace sees it
   const std::string context = std::string(primitive::UnaryOpName(op)) + " " + DataTypeName(dtype) +
                               " n " + std::to_string(n) + " offset " + std::to_string(offset);
   auto unary = primitive::NewPrimitive<primitive::ElementwiseUnaryFactory>(DeviceType::kCUDA, op,
@@ -593,7 +596,7 @@ std::string CheckUnary(UnaryOp op, DataType dtype, int64_t n, size_t offset, uin
     expected[i] = ReferenceStore(ReferenceUnary(op, x[i], attr), dtype);
     scale[i] = UnaryScale(op, x[i]);
   }
-  const std::string launch = unary->LaunchDescription();
+  const std::string launch = notes.Describe(*unary);
   ExpectAllClose(out.Download(context), expected, Tolerance(dtype), context + " " + launch,
                  Floor(dtype), scale);
   return launch;
@@ -668,6 +671,7 @@ std::vector<double> CastInputs(DataType from) {
 }
 
 TEST_F(CudaElementwiseTest, EveryCastOnSpecialValues) {
+  primitive::LaunchNotes notes;  // what each launch chose, as a trace sees it
   for (DataType from : AllDataTypes()) {
     for (DataType to : AllDataTypes()) {
       const std::string context = std::string(DataTypeName(from)) + " -> " + DataTypeName(to);
@@ -693,16 +697,15 @@ TEST_F(CudaElementwiseTest, EveryCastOnSpecialValues) {
         for (size_t i = 0; i < x.size(); ++i) {
           expected[i] = ReferenceCast(x[i], from, to);
         }
-        ExpectAllClose(
-            out.Download(context), expected, 0,
-            context + " offset " + std::to_string(offset) + " " + cast->LaunchDescription());
+        ExpectAllClose(out.Download(context), expected, 0,
+                       context + " offset " + std::to_string(offset) + " " + notes.Describe(*cast));
         const std::string pack =
             from == to
                 ? "copy"
                 : "pack=" + std::to_string(offset == 0
                                                ? 16 / std::max(DataTypeSize(from), DataTypeSize(to))
                                                : 1);
-        EXPECT_EQ(cast->LaunchDescription(), name + "[" + pack + "]");
+        EXPECT_EQ(notes.Describe(*cast), name + "[" + pack + "]");
       }
     }
   }
@@ -711,6 +714,7 @@ TEST_F(CudaElementwiseTest, EveryCastOnSpecialValues) {
 // ---- sizes --------------------------------------------------------------------------------
 
 TEST_F(CudaElementwiseTest, GridStrideCoversMoreThanOneWave) {
+  primitive::LaunchNotes notes;  // what each launch chose, as a trace sees it
   // 2^28 + 5 int8 elements: 2^24 packs of 16, more than a grid of 32 waves has threads.
   const int64_t n = (int64_t{1} << 28) + 5;
   auto add = primitive::NewPrimitive<primitive::BroadcastElementwiseBinaryFactory>(
@@ -725,7 +729,7 @@ TEST_F(CudaElementwiseTest, GridStrideCoversMoreThanOneWave) {
   const Tensor y = Unwrap(Tensor::FromVector(b, Shape{n}, Device::Cuda(0)));
   const Tensor out = Unwrap(Tensor::Empty(Shape{n}, DataType::kInt8, Device::Cuda(0)));
   ASSERT_TRUE(add->Launch(CudaStream(), 1, &n, x.data(), 1, &n, y.data(), out.mut_data()).ok());
-  EXPECT_EQ(add->LaunchDescription(), Name(BinaryOp::kAdd, DataType::kInt8) + "[packed pack=16]");
+  EXPECT_EQ(notes.Describe(*add), Name(BinaryOp::kAdd, DataType::kInt8) + "[packed pack=16]");
   const std::vector<int8_t> back = Unwrap(out.ToVector<int8_t>());
   size_t wrong = 0;
   for (size_t i = 0; i < back.size(); ++i) {
@@ -738,6 +742,7 @@ TEST_F(CudaElementwiseTest, GridStrideCoversMoreThanOneWave) {
 // More than 2^31 elements: the packed path in chunks, the rank2 path in row chunks and the
 // 64-bit index path. Large (several GB): runs only with OFLITE_LARGE_TESTS=1.
 TEST_F(CudaElementwiseTest, LargeTensorsBeyondTwoToThe31Elements) {
+  primitive::LaunchNotes notes;  // what each launch chose, as a trace sees it
   if (std::getenv("OFLITE_LARGE_TESTS") == nullptr) {
     GTEST_SKIP() << "set OFLITE_LARGE_TESTS=1";
   }
@@ -767,13 +772,13 @@ TEST_F(CudaElementwiseTest, LargeTensorsBeyondTwoToThe31Elements) {
   };
   // Same shape: packed, in chunks of 2^30 elements.
   ASSERT_TRUE(add->Launch(CudaStream(), 1, &n, x.data(), 1, &n, x.data(), out.mut_data()).ok());
-  EXPECT_EQ(add->LaunchDescription(), Name(BinaryOp::kAdd, DataType::kInt8) + "[packed pack=16]");
+  EXPECT_EQ(notes.Describe(*add), Name(BinaryOp::kAdd, DataType::kInt8) + "[packed pack=16]");
   check("packed", [&](size_t i) { return static_cast<int8_t>(2 * static_cast<uint8_t>(a[i])); });
   // (rows, 2) + (rows, 1): rows of 2 hold no pack of 16, so the 64-bit index path.
   const int64_t matrix[] = {rows, cols}, col_dims[] = {rows, 1};
   ASSERT_TRUE(
       add->Launch(CudaStream(), 2, matrix, x.data(), 2, col_dims, c.data(), out.mut_data()).ok());
-  EXPECT_EQ(add->LaunchDescription(), Name(BinaryOp::kAdd, DataType::kInt8) + "[index64]");
+  EXPECT_EQ(notes.Describe(*add), Name(BinaryOp::kAdd, DataType::kInt8) + "[index64]");
   const auto with_column = [&](size_t i) {
     return static_cast<int8_t>(static_cast<uint8_t>(a[i]) +
                                static_cast<uint8_t>(column[i / static_cast<size_t>(cols)]));
@@ -784,7 +789,7 @@ TEST_F(CudaElementwiseTest, LargeTensorsBeyondTwoToThe31Elements) {
   ASSERT_EQ(n % 64, 0);
   ASSERT_TRUE(
       add->Launch(CudaStream(), 2, wide, x.data(), 2, wide_col, c.data(), out.mut_data()).ok());
-  EXPECT_EQ(add->LaunchDescription(), Name(BinaryOp::kAdd, DataType::kInt8) + "[rank2 pack=16]");
+  EXPECT_EQ(notes.Describe(*add), Name(BinaryOp::kAdd, DataType::kInt8) + "[rank2 pack=16]");
   check("rank2", [&](size_t i) {
     return static_cast<int8_t>(static_cast<uint8_t>(a[i]) + static_cast<uint8_t>(column[i / 64]));
   });

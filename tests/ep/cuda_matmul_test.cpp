@@ -128,6 +128,7 @@ double Tolerance(DataType dtype, bool tf32) {
 
 // The launch's description, for the caller's checks.
 std::string RunCase(DataType dtype, Case cs, bool tf32 = false, uint64_t seed = 1) {
+  primitive::LaunchNotes notes;  // what each launch chose, as a trace sees it
   const std::string context = std::string(DataTypeName(dtype)) + " " + cs.ToString() +
                               " tf32=" + (tf32 ? "1" : "0") + " seed=" + std::to_string(seed);
   const size_t m = cs.m, n = cs.n, k = cs.k;
@@ -210,7 +211,7 @@ std::string RunCase(DataType dtype, Case cs, bool tf32 = false, uint64_t seed = 
   EXPECT_EQ(non_finite, 0u) << context << ": unwritten or non-finite results";
   const double error = norm == 0 ? std::sqrt(diff) : std::sqrt(diff / norm);
   EXPECT_LE(error, Tolerance(dtype, tf32)) << context;
-  return matmul->LaunchDescription();
+  return notes.Describe(*matmul);
 }
 
 const DataType kFloatingTypes[] = {DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16,
@@ -319,6 +320,7 @@ TEST_F(CudaMatmulTest, EmptySumScalesC) {
 }
 
 TEST_F(CudaMatmulTest, EmptyOutputsDoNothing) {
+  primitive::LaunchNotes notes;  // what each launch chose, as a trace sees it
   for (DataType dtype : kFloatingTypes) {
     auto matmul = primitive::NewPrimitive<primitive::BatchMatmulFactory>(DeviceType::kCUDA, dtype,
                                                                          false, false);
@@ -330,7 +332,7 @@ TEST_F(CudaMatmulTest, EmptyOutputsDoNothing) {
         matmul->Launch(CudaStream(), 3, 5, 0, 7, 1, nullptr, 35, nullptr, 0, 0, nullptr, 0).ok());
     EXPECT_TRUE(
         matmul->Launch(CudaStream(), 0, 5, 5, 7, 1, nullptr, 35, nullptr, 35, 0, nullptr, 25).ok());
-    EXPECT_NE(matmul->LaunchDescription().find("[empty]"), std::string::npos);
+    EXPECT_NE(notes.Describe(*matmul).find("[empty]"), std::string::npos);
     EXPECT_TRUE(CudaStream()->Sync().ok());
   }
 }

@@ -121,6 +121,7 @@ void ExpectSameElements(const std::vector<double>& actual, const std::vector<dou
 // `path` (copy | tiled | general), when given, is the path the launch must report.
 void CheckCudaPermute(const Shape& shape, const std::vector<int64_t>& perm, DataType dtype,
                       const std::string& path = "") {
+  primitive::LaunchNotes notes;  // what each launch chose, as a trace sees it
   const std::string context = Describe(shape, perm, dtype);
   const size_t count = static_cast<size_t>(shape.elem_cnt());
   const std::vector<double> x = DistinctValues(count, dtype);
@@ -138,7 +139,7 @@ void CheckCudaPermute(const Shape& shape, const std::vector<int64_t>& perm, Data
   ASSERT_TRUE(synced.ok()) << context << ": " << synced.error().ToString();
   ExpectSameElements(ToDoubles(y_t), ReferencePermute(x, shape, perm), context);
   if (!path.empty()) {
-    EXPECT_EQ(permute->LaunchDescription(),
+    EXPECT_EQ(notes.Describe(*permute),
               std::string("cuda.permute<") + DataTypeName(dtype) + ">[" + path + "]")
         << context;
   }
@@ -194,6 +195,7 @@ TEST_F(CudaPermuteTest, SizeOneDims) {
 }
 
 TEST_F(CudaPermuteTest, ZeroSizeTensorsLaunchNothing) {
+  primitive::LaunchNotes notes;  // what each launch chose, as a trace sees it
   for (DataType dtype : AllDataTypes()) {
     CheckCudaPermute(Shape{0, 3}, {1, 0}, dtype);
     CheckCudaPermute(Shape{4, 0, 5}, {2, 0, 1}, dtype);
@@ -205,7 +207,7 @@ TEST_F(CudaPermuteTest, ZeroSizeTensorsLaunchNothing) {
   const int64_t dims[] = {0, 7};
   const int64_t perm[] = {1, 0};
   ASSERT_TRUE(permute->Launch(CudaStream(), 2, dims, nullptr, perm, nullptr).ok());
-  EXPECT_EQ(permute->LaunchDescription(), "cuda.permute<float32>");
+  EXPECT_EQ(notes.Describe(*permute), "cuda.permute<float32>");
 }
 
 TEST_F(CudaPermuteTest, MergedDimsChooseThePath) {
@@ -350,6 +352,7 @@ TEST_F(CudaPermuteTest, NonLastDimSoftmaxRunsOnTheGpu) {
 // Past 2^31 elements (one byte each): the tiled path's 64-bit batch offsets and the general
 // kernel's 64-bit index arithmetic. About 4.4 GB of device memory per case.
 TEST_F(CudaPermuteTest, LargeTensorsPast2e31Elements) {
+  primitive::LaunchNotes notes;  // what each launch chose, as a trace sees it
   auto permute =
       primitive::NewPrimitive<primitive::PermuteFactory>(DeviceType::kCUDA, DataType::kUInt8, 3);
   ASSERT_NE(permute, nullptr);
@@ -382,7 +385,7 @@ TEST_F(CudaPermuteTest, LargeTensorsPast2e31Elements) {
     ASSERT_TRUE(
         permute->Launch(CudaStream(), 3, shape.dims().data(), x.data(), c.perm.data(), y.mut_data())
             .ok());
-    EXPECT_EQ(permute->LaunchDescription(), std::string("cuda.permute<uint8>[") + c.path + "]");
+    EXPECT_EQ(notes.Describe(*permute), std::string("cuda.permute<uint8>[") + c.path + "]");
     ASSERT_TRUE(y.CopyToHost(host.data(), host.size()).ok());
     // Walk the output in order; idx[perm[i]] is the input coordinate of output axis i.
     int64_t misses = 0;

@@ -488,6 +488,7 @@ TEST_F(CudaSoftmaxTest, LogSoftmaxOfADominantValueKeepsFloatPrecision) {
 // element is written, and nothing past the tensor's end, where the last row ends mid-pack (the
 // guard after y keeps its NaN).
 TEST_F(CudaSoftmaxTest, RowsThatEndMidPackWriteNothingPastTheTensor) {
+  primitive::LaunchNotes notes;  // what each launch chose, as a trace sees it
   ep::ScopedSoftmaxImpl forced(SoftmaxImpl::kBlockRegister);
   constexpr int64_t kGuard = 16;
   const Shape2 shapes[] = {{5, 1025}, {9, 1001}, {4, 1033}, {7, 13}, {3, 5}, {2, 3}};
@@ -506,7 +507,7 @@ TEST_F(CudaSoftmaxTest, RowsThatEndMidPackWriteNothingPastTheTensor) {
                                xd.data(), yd.mut_data())
                       .ok());
       const std::string context = std::string(DataTypeName(dtype)) + " " + shape.ToString() + " " +
-                                  softmax->LaunchDescription();
+                                  notes.Describe(*softmax);
       EXPECT_NE(context.find("[register "), std::string::npos) << context;
       const std::vector<double> y = ToDoubles(Unwrap(yd.To(Device::Cpu())));
       ExpectAllClose(std::vector<double>(y.begin(), y.begin() + n),

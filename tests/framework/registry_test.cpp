@@ -285,6 +285,9 @@ TEST(RegistryTest, OpCatalogListsEveryOpWithItsKernels) {
   std::vector<std::string> names;
   std::map<std::string, proto::OpDef> by_name;
   for (const proto::OpDef& def : catalog.op()) {
+    for (const proto::KernelDef& k : def.kernel()) {  // only the devices a kernel runs on
+      EXPECT_GT(k.data_type_size(), 0) << def.name() << ": " << k.name() << " on " << k.device();
+    }
     if (IsTestOp(def.name())) {
       continue;
     }

@@ -132,11 +132,23 @@ TEST(BatchMatmulPrimitive, IntegerAndBoolDtypesHaveNone) {
 }
 
 TEST(BatchMatmulPrimitive, DescribesItsGemm) {
+  primitive::LaunchNotes notes;  // what each launch chose, as a trace sees it
   auto matmul = primitive::NewPrimitive<primitive::BatchMatmulFactory>(
       DeviceType::kCPU, DataType::kFloat16, false, true);
   ASSERT_NE(matmul, nullptr);
   EXPECT_EQ(matmul->name(), "cpu.batch_matmul<float16>");
-  EXPECT_EQ(matmul->LaunchDescription(), "cpu.batch_matmul<float16>[onednn sgemm nt]");
+  EXPECT_EQ(notes.Describe(*matmul), "cpu.batch_matmul<float16>");  // nothing launched yet
+  const std::vector<float16> a(2, float16(1.0f)), b(2, float16(2.0f)), bias(1, float16(0.5f));
+  std::vector<float16> c(1);
+  ASSERT_TRUE(
+      matmul->Launch(nullptr, 1, 1, 1, 2, 1.0, a.data(), 0, b.data(), 0, 0.0, c.data(), 0).ok());
+  EXPECT_EQ(notes.Describe(*matmul), "cpu.batch_matmul<float16>[onednn sgemm nt]");
+  ASSERT_TRUE(matmul
+                  ->LaunchBiasAct(nullptr, 1, 1, 2, a.data(), b.data(), bias.data(),
+                                  primitive::BiasActivation::kRelu, 0.0, c.data())
+                  .ok());
+  EXPECT_EQ(notes.Describe(*matmul), "cpu.batch_matmul<float16>[onednn sgemm nt + bias, relu]");
+  EXPECT_EQ(static_cast<float>(c[0]), 4.5f);
 }
 
 }  // namespace

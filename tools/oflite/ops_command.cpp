@@ -35,9 +35,6 @@ void PrintOp(const proto::OpDef& op) {
   std::cout << "\n  kernels:";
   for (const proto::KernelDef& kernel : op.kernel()) {
     std::cout << "\n    " << kernel.name() << " on " << kernel.device() << ": ";
-    if (kernel.data_type().empty()) {
-      std::cout << "(no dtypes yet)";
-    }
     for (int i = 0; i < kernel.data_type_size(); ++i) {
       std::cout << (i ? ", " : "") << DataTypeName(static_cast<DataType>(kernel.data_type(i)));
     }

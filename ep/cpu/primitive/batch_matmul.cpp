@@ -71,15 +71,11 @@ class BatchMatmulImpl final : public primitive::BatchMatmul {
   std::string name() const override {
     return std::string("cpu.batch_matmul<") + DataTypeName(kDataTypeOf<T>) + ">";
   }
-  std::string LaunchDescription() const override {
-    return name() + "[" + (std::is_same_v<T, double> ? "openblas dgemm" : "onednn sgemm") + " " +
-           (transpose_a_ ? "t" : "n") + (transpose_b_ ? "t" : "n") + epilogue_ + "]";
-  }
 
   Maybe<void> Launch(Stream* /*stream*/, size_t batch, size_t m, size_t n, size_t k, double alpha,
                      const void* a, int64_t stride_a, const void* b, int64_t stride_b, double beta,
                      void* c, int64_t stride_c) override {
-    epilogue_.clear();
+    NoteLaunch([&] { return Describe(""); });
     if (batch == 0 || m == 0 || n == 0) {
       return Ok();
     }
@@ -140,19 +136,19 @@ class BatchMatmulImpl final : public primitive::BatchMatmul {
     using primitive::UnaryOp;
     switch (activation) {
       case BiasActivation::kNone:
-        epilogue_ = " + bias";
+        NoteLaunch([&] { return Describe(" + bias"); });
         return GemmBiasAct(m, n, k, a, b, bias, c, [](C v) { return v; });
       case BiasActivation::kRelu:
-        epilogue_ = " + bias, relu";
+        NoteLaunch([&] { return Describe(" + bias, relu"); });
         return GemmBiasAct(m, n, k, a, b, bias, c, Functor<UnaryOp::kRelu>(leaky_alpha));
       case BiasActivation::kGelu:
-        epilogue_ = " + bias, gelu";
+        NoteLaunch([&] { return Describe(" + bias, gelu"); });
         return GemmBiasAct(m, n, k, a, b, bias, c, Functor<UnaryOp::kGelu>(leaky_alpha));
       case BiasActivation::kGeluTanh:
-        epilogue_ = " + bias, gelu_tanh";
+        NoteLaunch([&] { return Describe(" + bias, gelu_tanh"); });
         return GemmBiasAct(m, n, k, a, b, bias, c, Functor<UnaryOp::kGeluTanh>(leaky_alpha));
       case BiasActivation::kLeakyRelu:
-        epilogue_ = " + bias, leaky_relu";
+        NoteLaunch([&] { return Describe(" + bias, leaky_relu"); });
         return GemmBiasAct(m, n, k, a, b, bias, c, Functor<UnaryOp::kLeakyRelu>(leaky_alpha));
     }
     return OFLITE_ERROR(ValueError)
@@ -160,6 +156,12 @@ class BatchMatmulImpl final : public primitive::BatchMatmul {
   }
 
  private:
+  // The GEMM that runs ("onednn sgemm nt") and what is fused after it, for a trace.
+  std::string Describe(const char* epilogue) const {
+    return std::string(std::is_same_v<T, double> ? "openblas dgemm" : "onednn sgemm") + " " +
+           (transpose_a_ ? "t" : "n") + (transpose_b_ ? "t" : "n") + epilogue;
+  }
+
   // m, n, k as BLAS's int, or NotImplemented beyond its range.
   Maybe<std::array<int, 3>> BlasDims(size_t m, size_t n, size_t k) const {
     OFLITE_CHECK_OR_RETURN(m <= INT_MAX && n <= INT_MAX && k <= INT_MAX, NotImplemented)
@@ -230,7 +232,6 @@ class BatchMatmulImpl final : public primitive::BatchMatmul {
 
   bool transpose_a_;
   bool transpose_b_;
-  std::string epilogue_;  // what the last launch fused after the GEMM, for LaunchDescription
 };
 
 class CpuBatchMatmulFactory final : public primitive::BatchMatmulFactory {

@@ -271,7 +271,6 @@ class CudaBatchMatmul final : public primitive::BatchMatmul {
   std::string name() const override {
     return std::string("cuda.batch_matmul<") + DataTypeName(dtype_) + ">";
   }
-  std::string LaunchDescription() const override { return name() + "[" + path_ + "]"; }
 
   Maybe<void> Launch(Stream* stream, size_t batch, size_t m, size_t n, size_t k, double alpha,
                      const void* a, int64_t stride_a, const void* b, int64_t stride_b, double beta,
@@ -279,7 +278,7 @@ class CudaBatchMatmul final : public primitive::BatchMatmul {
     CudaStream* cuda_stream = nullptr;
     OFLITE_ASSIGN_OR_RETURN(cuda_stream, ActiveCudaStream(stream, *this));
     if (batch == 0 || m == 0 || n == 0) {  // nothing to write: the strides do not matter
-      path_ = "empty";
+      NoteLaunch([&] { return std::string("empty"); });
       return Ok();
     }
     OFLITE_JUST(primitive::CheckBatchStrides(name(), batch, stride_a, stride_b, stride_c));
@@ -301,7 +300,7 @@ class CudaBatchMatmul final : public primitive::BatchMatmul {
     CudaStream* cuda_stream = nullptr;
     OFLITE_ASSIGN_OR_RETURN(cuda_stream, ActiveCudaStream(stream, *this));
     if (m == 0 || n == 0) {
-      path_ = "empty";
+      NoteLaunch([&] { return std::string("empty"); });
       return Ok();
     }
     if (dtype_ == DataType::kFloat64 || k == 0) {
@@ -359,7 +358,8 @@ class CudaBatchMatmul final : public primitive::BatchMatmul {
                          CudaStream::kCublasLtWorkspaceBytes, cuda_stream->cuda_stream()),
           "cublasLtMatmul"));
     }
-    path_ = std::string(tf32 ? "cublasLt tf32" : "cublasLt") + " epilogue " + fused;
+    NoteLaunch(
+        [&] { return std::string(tf32 ? "cublasLt tf32" : "cublasLt") + " epilogue " + fused; });
     if (activation != BiasActivation::kNone && activation != BiasActivation::kRelu) {
       OFLITE_JUST(Activate(stream, activation, leaky_alpha, c, m * n));
     }
@@ -380,7 +380,7 @@ class CudaBatchMatmul final : public primitive::BatchMatmul {
     }
   }
 
-  // c = act(c) in place through the elementwise unary primitive; appends it to path_.
+  // c = act(c) in place through the elementwise unary primitive; appends it to the launch note.
   Maybe<void> Activate(Stream* stream, primitive::BiasActivation activation, double leaky_alpha,
                        void* c, size_t count) {
     if (activation == primitive::BiasActivation::kNone) {
@@ -393,7 +393,7 @@ class CudaBatchMatmul final : public primitive::BatchMatmul {
         << name() << ": no CUDA elementwise " << primitive::UnaryOpName(op) << " for "
         << DataTypeName(dtype_);
     OFLITE_JUST(unary->Launch(stream, c, c, count));
-    path_ += std::string(" + elementwise ") + primitive::UnaryOpName(op);
+    AppendLaunchNote([&] { return std::string(" + elementwise ") + primitive::UnaryOpName(op); });
     return Ok();
   }
 
@@ -409,7 +409,7 @@ class CudaBatchMatmul final : public primitive::BatchMatmul {
     const int64_t c_dims[2] = {static_cast<int64_t>(m), static_cast<int64_t>(n)};
     const int64_t bias_dims[1] = {static_cast<int64_t>(n)};
     OFLITE_JUST(add->Launch(stream, 2, c_dims, c, 1, bias_dims, bias, c));
-    path_ += " + elementwise add";
+    AppendLaunchNote([&] { return std::string(" + elementwise add"); });
     return Activate(stream, activation, leaky_alpha, c, m * n);
   }
 
@@ -417,7 +417,7 @@ class CudaBatchMatmul final : public primitive::BatchMatmul {
                        const void* a, int64_t stride_a, const void* b, int64_t stride_b,
                        double beta, void* c, int64_t stride_c) {
     const bool tf32 = dtype_ == DataType::kFloat32 && AllowTf32();
-    path_ = tf32 ? "cublasLt tf32" : "cublasLt";
+    NoteLaunch([&] { return std::string(tf32 ? "cublasLt tf32" : "cublasLt"); });
     cublasLtHandle_t handle = nullptr;
     OFLITE_ASSIGN_OR_RETURN(handle, stream->cublas_lt_handle());
     void* workspace = nullptr;
@@ -476,7 +476,7 @@ class CudaBatchMatmul final : public primitive::BatchMatmul {
   Maybe<void> LaunchGemmEx(CudaStream* stream, size_t batch, size_t m, size_t n, size_t k,
                            bool tf32, float alpha, const void* a, int64_t stride_a, const void* b,
                            int64_t stride_b, float beta, void* c, int64_t stride_c) {
-    path_ = "cublas";
+    NoteLaunch([&] { return std::string("cublas"); });
     cublasHandle_t handle = nullptr;
     OFLITE_ASSIGN_OR_RETURN(handle, stream->cublas_handle());
     const cudaDataType_t type = CudaDataType(dtype_);
@@ -495,7 +495,7 @@ class CudaBatchMatmul final : public primitive::BatchMatmul {
   Maybe<void> LaunchDgemm(CudaStream* stream, size_t batch, size_t m, size_t n, size_t k,
                           double alpha, const void* a, int64_t stride_a, const void* b,
                           int64_t stride_b, double beta, void* c, int64_t stride_c) {
-    path_ = "cublas";
+    NoteLaunch([&] { return std::string("cublas"); });
     cublasHandle_t handle = nullptr;
     OFLITE_ASSIGN_OR_RETURN(handle, stream->cublas_handle());
     const auto mm = static_cast<int64_t>(m), nn = static_cast<int64_t>(n),
@@ -519,11 +519,11 @@ class CudaBatchMatmul final : public primitive::BatchMatmul {
       batch = 1;
     }
     if (beta == 1) {
-      path_ = "k=0 keep c";
+      NoteLaunch([&] { return std::string("k=0 keep c"); });
       return Ok();
     }
     if (beta == 0) {
-      path_ = "k=0 zero c";
+      NoteLaunch([&] { return std::string("k=0 zero c"); });
       for (size_t i = 0; i < batch; ++i) {
         OFLITE_JUST(CudaCheck(
             cudaMemsetAsync(static_cast<char*>(c) + i * static_cast<size_t>(stride_c) * esize, 0,
@@ -532,7 +532,7 @@ class CudaBatchMatmul final : public primitive::BatchMatmul {
       }
       return Ok();
     }
-    path_ = "k=0 scale c";
+    NoteLaunch([&] { return std::string("k=0 scale c"); });
     cublasHandle_t handle = nullptr;
     OFLITE_ASSIGN_OR_RETURN(handle, stream->cublas_handle());
     const float beta_f = static_cast<float>(beta);
@@ -554,7 +554,6 @@ class CudaBatchMatmul final : public primitive::BatchMatmul {
 
   DataType dtype_;
   bool transpose_a_, transpose_b_;
-  std::string path_ = "not launched";
 };
 
 class CudaBatchMatmulFactory final : public primitive::BatchMatmulFactory {

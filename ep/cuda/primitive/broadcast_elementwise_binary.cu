@@ -2,7 +2,6 @@
 // part of the primitive, and the factory. The kernels are instantiated per dtype in
 // broadcast_elementwise_binary_<dtype>.cu.
 #include <algorithm>
-#include <sstream>
 #include <string>
 
 #include "ep/cuda/cuda_stream.h"
@@ -122,20 +121,15 @@ std::string CudaBroadcastElementwiseBinaryBase::name() const {
          DataTypeName(src_type_) + ">";
 }
 
-std::string CudaBroadcastElementwiseBinaryBase::LaunchDescription() const {
+namespace {
+// A plan as a trace shows it: "packed pack=4", "index64", ...
+std::string DescribePlan(elementwise_kernels::BinaryPath path, int pack) {
   namespace k = elementwise_kernels;
-  if (last_plan_.path == k::BinaryPath::kNone) {
-    return name();
-  }
-  std::ostringstream out;
-  out << name() << "[" << k::BinaryPathName(last_plan_.path);
-  if (last_plan_.path == k::BinaryPath::kPacked || last_plan_.path == k::BinaryPath::kScalar ||
-      last_plan_.path == k::BinaryPath::kRank2) {
-    out << " pack=" << last_plan_.pack;
-  }
-  out << "]";
-  return out.str();
+  const bool packed = path == k::BinaryPath::kPacked || path == k::BinaryPath::kScalar ||
+                      path == k::BinaryPath::kRank2;
+  return std::string(k::BinaryPathName(path)) + (packed ? " pack=" + std::to_string(pack) : "");
 }
+}  // namespace
 
 Maybe<void> CudaBroadcastElementwiseBinaryBase::Launch(Stream* stream, size_t num_src0_dims,
                                                        const int64_t* src0_dims, const void* src0,
@@ -143,7 +137,6 @@ Maybe<void> CudaBroadcastElementwiseBinaryBase::Launch(Stream* stream, size_t nu
                                                        const int64_t* src1_dims, const void* src1,
                                                        void* dst) {
   namespace k = elementwise_kernels;
-  last_plan_ = k::BinaryPlan();
   CudaStream* cuda_stream = nullptr;
   OFLITE_ASSIGN_OR_RETURN(cuda_stream, ActiveCudaStream(stream, *this));
   OFLITE_CHECK_OR_RETURN(std::max(num_src0_dims, num_src1_dims) <= max_rank_, ValueError)
@@ -165,7 +158,7 @@ Maybe<void> CudaBroadcastElementwiseBinaryBase::Launch(Stream* stream, size_t nu
                                properties.max_threads_per_sm};
   OFLITE_JUST(CudaCheck(LaunchPlan(params, plan, src0, src1, dst),
                         "broadcast_elementwise_binary kernel launch"));
-  last_plan_ = plan;
+  NoteLaunch([&] { return DescribePlan(plan.path, plan.pack); });
   return Ok();
 }
 
@@ -174,14 +167,12 @@ Maybe<void> CudaBroadcastElementwiseBinaryBase::LaunchWithScalar(Stream* stream,
                                                                  bool scalar_first, const void* src,
                                                                  void* dst, size_t count) {
   namespace k = elementwise_kernels;
-  last_plan_ = k::BinaryPlan();
   int pack = 1;
   OFLITE_JUST(LaunchElementwiseOnStream(stream, *this, count, [&](const k::LaunchParams& params) {
     return LaunchScalar(params, scalar, scalar_first, src, dst, static_cast<int64_t>(count), &pack);
   }));
   if (count > 0) {
-    last_plan_.path = k::BinaryPath::kScalar;
-    last_plan_.pack = pack;
+    NoteLaunch([&] { return DescribePlan(k::BinaryPath::kScalar, pack); });
   }
   return Ok();
 }

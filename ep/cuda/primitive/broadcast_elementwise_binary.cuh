@@ -193,12 +193,9 @@ class CudaBroadcastElementwiseBinaryBase : public primitive::BroadcastElementwis
                                      int pack)
       : op_(op), src_type_(src_type), dst_type_(dst_type), pack_(pack) {}
 
-  // "cuda.broadcast_elementwise_binary<add,float32>"
+  // "cuda.broadcast_elementwise_binary<add,float32>"; a trace adds the path a launch took
+  // ("packed pack=4", "scalar pack=4", "rank2 pack=4", "index32" or "index64").
   std::string name() const override;
-  // The path of the latest launch: "[packed pack=4]", "[scalar pack=4]", "[rank2 pack=4]",
-  // "[index32]" or "[index64]" after the name; the name alone before any launch or when the
-  // launch had nothing to compute.
-  std::string LaunchDescription() const override;
 
   Maybe<void> Launch(Stream* stream, size_t num_src0_dims, const int64_t* src0_dims,
                      const void* src0, size_t num_src1_dims, const int64_t* src1_dims,
@@ -223,7 +220,6 @@ class CudaBroadcastElementwiseBinaryBase : public primitive::BroadcastElementwis
   DataType src_type_, dst_type_;
   int pack_;
   size_t max_rank_ = 0;
-  elementwise_kernels::BinaryPlan last_plan_;
 };
 
 template <primitive::BinaryOp kOp, typename T>

@@ -43,23 +43,16 @@ class CudaPackedPrimitive : public Interface {
   explicit CudaPackedPrimitive(std::string name) : name_(std::move(name)) {}
 
   std::string name() const override { return name_; }
-  // "...[pack=4]" after a launch (pack=1: unaligned pointers), "...[copy]" when no kernel was
-  // needed; the name before any launch or after a launch of nothing.
-  std::string LaunchDescription() const override {
-    if (last_pack_ == 0) {
-      return name_;
-    }
-    return name_ + (last_pack_ == kCopied ? "[copy]" : "[pack=" + std::to_string(last_pack_) + "]");
-  }
-
   Maybe<void> Launch(Stream* stream, const void* src, void* dst, size_t count) final {
-    last_pack_ = 0;
     int pack = 0;
     OFLITE_JUST(LaunchElementwiseOnStream(
         stream, *this, count, [&](const elementwise_kernels::LaunchParams& params) {
           return LaunchKernel(params, static_cast<int64_t>(count), src, dst, &pack);
         }));
-    last_pack_ = pack;
+    // For a trace: "pack=4" (pack=1: unaligned pointers), or "copy" when no kernel was needed.
+    if (pack != 0) {
+      this->NoteLaunch([&] { return pack == kCopied ? "copy" : "pack=" + std::to_string(pack); });
+    }
     return Ok();
   }
 
@@ -71,7 +64,6 @@ class CudaPackedPrimitive : public Interface {
 
  private:
   std::string name_;
-  int last_pack_ = 0;
 };
 
 }  // namespace ep

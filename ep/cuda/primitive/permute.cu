@@ -21,18 +21,8 @@ class CudaPermute final : public primitive::Permute {
   std::string name() const override {
     return std::string("cuda.permute<") + DataTypeName(data_type_) + ">";
   }
-  // The path of the latest launch, e.g. "cuda.permute<float32>[tiled]" (copy | tiled |
-  // general); the name alone before any launch or when the launch had nothing to move.
-  std::string LaunchDescription() const override {
-    if (last_path_ == permute_kernels::PermutePath::kNone) {
-      return name();
-    }
-    return name() + "[" + permute_kernels::PermutePathName(last_path_) + "]";
-  }
-
   Maybe<void> Launch(Stream* stream, size_t num_dims, const int64_t* src_dims, const void* src,
                      const int64_t* perm, void* dst) override {
-    last_path_ = permute_kernels::PermutePath::kNone;
     CudaStream* cuda_stream = nullptr;
     OFLITE_ASSIGN_OR_RETURN(cuda_stream, ActiveCudaStream(stream, *this));
     OFLITE_CHECK_OR_RETURN(num_dims <= static_cast<size_t>(permute_kernels::kMaxDims),
@@ -51,13 +41,13 @@ class CudaPermute final : public primitive::Permute {
                                            properties.sm_count, properties.max_threads_per_sm),
         plan.path == permute_kernels::PermutePath::kCopy ? "permute: cudaMemcpyAsync"
                                                          : "permute kernel launch"));
-    last_path_ = plan.path;
+    // The path, for a trace: copy | tiled | general.
+    NoteLaunch([&] { return std::string(permute_kernels::PermutePathName(plan.path)); });
     return Ok();
   }
 
  private:
   DataType data_type_;
-  permute_kernels::PermutePath last_path_ = permute_kernels::PermutePath::kNone;
 };
 
 class CudaPermuteFactory final : public primitive::PermuteFactory {

@@ -19,11 +19,6 @@ namespace {
 
 using primitive::SoftmaxAlgorithm;
 
-constexpr softmax::Algorithm ToKernelAlgorithm(SoftmaxAlgorithm a) {
-  return a == SoftmaxAlgorithm::kSoftmax ? softmax::Algorithm::kSoftmax
-                                         : softmax::Algorithm::kLogSoftmax;
-}
-
 template <typename T, SoftmaxAlgorithm kAlgorithm, bool kBackward>
 std::string PrimitiveName() {
   return std::string("cuda.") +
@@ -39,10 +34,10 @@ Maybe<void> LaunchChecked(Stream* stream, size_t rows, size_t cols, const void* 
   CudaStream* cuda_stream = nullptr;  // its device current: launches and occupancy queries
   OFLITE_ASSIGN_OR_RETURN(cuda_stream, ActiveCudaStream(stream, "cuda softmax"));
   return CudaCheck(
-      softmax::Launch<D, ToKernelAlgorithm(kAlgorithm)>(
-          cuda_stream->properties(), cuda_stream->cuda_stream(), static_cast<int64_t>(rows),
-          static_cast<int64_t>(cols), static_cast<const D*>(a), static_cast<const D*>(dy),
-          static_cast<D*>(out), GetSoftmaxImplOverride(), info),
+      softmax::Launch<D, kAlgorithm>(cuda_stream->properties(), cuda_stream->cuda_stream(),
+                                     static_cast<int64_t>(rows), static_cast<int64_t>(cols),
+                                     static_cast<const D*>(a), static_cast<const D*>(dy),
+                                     static_cast<D*>(out), GetSoftmaxImplOverride(), info),
       "softmax kernel launch");
 }
 
@@ -52,15 +47,12 @@ struct Forward {
   class Impl final : public primitive::SoftmaxBase<kAlgorithm> {
    public:
     std::string name() const override { return PrimitiveName<T, kAlgorithm, false>(); }
-    std::string LaunchDescription() const override {
-      return name() + "[" + softmax::DescribeLaunch(info_) + "]";
-    }
     Maybe<void> Launch(Stream* stream, size_t rows, size_t cols, const void* x, void* y) override {
-      return LaunchChecked<T, kAlgorithm>(stream, rows, cols, x, nullptr, y, &info_);
+      softmax::LaunchInfo info;
+      OFLITE_JUST(LaunchChecked<T, kAlgorithm>(stream, rows, cols, x, nullptr, y, &info));
+      this->NoteLaunch([&] { return softmax::DescribeLaunch(info); });
+      return Ok();
     }
-
-   private:
-    softmax::LaunchInfo info_;
   };
 };
 
@@ -70,16 +62,13 @@ struct Backward {
   class Impl final : public primitive::SoftmaxBackwardBase<kAlgorithm> {
    public:
     std::string name() const override { return PrimitiveName<T, kAlgorithm, true>(); }
-    std::string LaunchDescription() const override {
-      return name() + "[" + softmax::DescribeLaunch(info_) + "]";
-    }
     Maybe<void> Launch(Stream* stream, size_t rows, size_t cols, const void* y, const void* dy,
                        void* dx) override {
-      return LaunchChecked<T, kAlgorithm>(stream, rows, cols, y, dy, dx, &info_);
+      softmax::LaunchInfo info;
+      OFLITE_JUST(LaunchChecked<T, kAlgorithm>(stream, rows, cols, y, dy, dx, &info));
+      this->NoteLaunch([&] { return softmax::DescribeLaunch(info); });
+      return Ok();
     }
-
-   private:
-    softmax::LaunchInfo info_;
   };
 };
 

@@ -305,8 +305,8 @@ using RegisterRowLayout = std::conditional_t<sizeof(T) == 2 && !kAligned, PacksA
 // and it holds ExpFor(x - max) (softmax: exp scaled by 2^kExpBias, which RowScale's 1 / sum
 // cancels) or x - max (log_softmax) as floats between the passes; it beats the 16-bit kernel on
 // such rows, though Triton's one-warp kernel stays ahead at 1024 (docs/BENCHMARKS.md).
-template <typename T, typename C, Algorithm kAlgorithm, int kPacks, bool kSpill, bool kAligned,
-          bool kWholeSm, bool kOpaque, bool kOneWarp>
+template <typename T, typename C, SoftmaxAlgorithm kAlgorithm, int kPacks, bool kSpill,
+          bool kAligned, bool kWholeSm, bool kOpaque, bool kOneWarp>
 __global__ void __launch_bounds__(kOneWarp ? 32 : kRegisterMaxBlockThreads, kOneWarp ? 32 : 0)
     BlockRegisterSoftmaxKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows,
                                int64_t cols, int smem_packs) {
@@ -442,9 +442,9 @@ __global__ void __launch_bounds__(kOneWarp ? 32 : kRegisterMaxBlockThreads, kOne
           }
           if constexpr (kRaw) {
             v -= max;
-            v = kAlgorithm == Algorithm::kSoftmax ? ExpFor<T, kAlgorithm>(v) : v;
+            v = kAlgorithm == SoftmaxAlgorithm::kSoftmax ? ExpFor<T, kAlgorithm>(v) : v;
           }
-          out[i] = kAlgorithm == Algorithm::kSoftmax ? v * scale : v - scale;
+          out[i] = kAlgorithm == SoftmaxAlgorithm::kSoftmax ? v * scale : v - scale;
         }
         cover.Store(out, pack, row_y);
       }
@@ -452,8 +452,9 @@ __global__ void __launch_bounds__(kOneWarp ? 32 : kRegisterMaxBlockThreads, kOne
     if constexpr (Layout::kEdgeElements) {
       if (cover.edge_col >= 0) {
         const C d = edge - max;
-        row_y[cover.edge_col] = FromCompute<T>(
-            kAlgorithm == Algorithm::kSoftmax ? ExpFor<T, kAlgorithm>(d) * scale : d - scale);
+        row_y[cover.edge_col] = FromCompute<T>(kAlgorithm == SoftmaxAlgorithm::kSoftmax
+                                                   ? ExpFor<T, kAlgorithm>(d) * scale
+                                                   : d - scale);
       }
     }
     // The spilled packs are stored from their raw values, exp computed again. Their next row's
@@ -464,7 +465,8 @@ __global__ void __launch_bounds__(kOneWarp ? 32 : kRegisterMaxBlockThreads, kOne
 #pragma unroll
         for (int i = 0; i < kPack; ++i) {
           const C d = HeldValue<kOpaque>(v, i) - max;
-          out[i] = kAlgorithm == Algorithm::kSoftmax ? ExpFor<T, kAlgorithm>(d) * scale : d - scale;
+          out[i] = kAlgorithm == SoftmaxAlgorithm::kSoftmax ? ExpFor<T, kAlgorithm>(d) * scale
+                                                            : d - scale;
         }
         const int pack = first_spilled + static_cast<int>(threadIdx.x + q * blockDim.x);
         StorePack<kPack>(out, row_y + static_cast<int64_t>(pack) * kPack);

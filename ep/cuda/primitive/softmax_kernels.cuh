@@ -93,17 +93,17 @@ constexpr float kExpBias = 64;
 //   only what lies below 2^-126 * sum). The rounded argument adds a relative error of at most
 //   2^-18 (a bias-sized argument's rounding), far below float16's and bfloat16's.
 // float64 keeps the accurate exp (its tolerance is 1e-12).
-template <typename T, Algorithm kAlgorithm>
+template <typename T, SoftmaxAlgorithm kAlgorithm>
 __device__ __forceinline__ float ExpFor(float d) {
   if constexpr (sizeof(T) == 4) {
     return exp2f(d * kLog2E);
-  } else if constexpr (kAlgorithm == Algorithm::kSoftmax) {
+  } else if constexpr (kAlgorithm == SoftmaxAlgorithm::kSoftmax) {
     return Exp2Ftz(fmaf(d, kLog2E, kExpBias));
   } else {
     return Exp2Ftz(d * kLog2E);
   }
 }
-template <typename T, Algorithm kAlgorithm>
+template <typename T, SoftmaxAlgorithm kAlgorithm>
 __device__ __forceinline__ double ExpFor(double d) {
   return Exp(d);
 }
@@ -156,15 +156,16 @@ struct LogSum {
 // log(sum); a NaN term leaves rest NaN, and a sum of nothing (a row of only -inf) gives -inf.
 __device__ __forceinline__ float Log(LogSum s) { return log1pf(s.rest + (s.ones - 1.0f)); }
 
-template <typename T, typename C, Algorithm kAlgorithm>
+template <typename T, typename C, SoftmaxAlgorithm kAlgorithm>
 using SumType =
-    std::conditional_t<kAlgorithm == Algorithm::kLogSoftmax && std::is_same_v<T, float>, LogSum, C>;
+    std::conditional_t<kAlgorithm == SoftmaxAlgorithm::kLogSoftmax && std::is_same_v<T, float>,
+                       LogSum, C>;
 
 // What a row's first pass keeps of d = x - max for its output pass (ExpFor(d) for softmax, d for
 // log_softmax), having added d's term of the sum to *sum.
-template <typename T, Algorithm kAlgorithm, typename C, typename S>
+template <typename T, SoftmaxAlgorithm kAlgorithm, typename C, typename S>
 __device__ __forceinline__ C HoldAndSum(C d, S* sum) {
-  if constexpr (kAlgorithm == Algorithm::kSoftmax) {
+  if constexpr (kAlgorithm == SoftmaxAlgorithm::kSoftmax) {
     d = ExpFor<T, kAlgorithm>(d);
     *sum += d;
   } else {
@@ -174,9 +175,9 @@ __device__ __forceinline__ C HoldAndSum(C d, S* sum) {
 }
 
 // What the outputs combine with the row's max: 1 / sum for softmax, log(sum) for log_softmax.
-template <Algorithm kAlgorithm, typename C, typename S>
+template <SoftmaxAlgorithm kAlgorithm, typename C, typename S>
 __device__ __forceinline__ C RowScale(S sum) {
-  if constexpr (kAlgorithm == Algorithm::kSoftmax) {
+  if constexpr (kAlgorithm == SoftmaxAlgorithm::kSoftmax) {
     return static_cast<C>(1 / sum);
   } else {
     return static_cast<C>(Log(sum));
@@ -306,7 +307,7 @@ __device__ __forceinline__ C GroupSum(C v) {
 constexpr float kPlainLogSumFrom = 4.0f;
 constexpr int kWarpPlainSumValues = 8;  // a lane's values from which the warp kernel sums plainly
 
-template <typename T, typename C, Algorithm kAlgorithm, int kPack, int kColsPerThread>
+template <typename T, typename C, SoftmaxAlgorithm kAlgorithm, int kPack, int kColsPerThread>
 using WarpSumType = std::conditional_t<(kPack > 1 && kColsPerThread >= kWarpPlainSumValues), C,
                                        SumType<T, C, kAlgorithm>>;
 
@@ -317,10 +318,11 @@ using WarpSumType = std::conditional_t<(kPack > 1 && kColsPerThread >= kWarpPlai
 // vote changes nothing but shows ptxas the branch is uniform (a branch on the sum alone was
 // slower). The recount's terms take the accurate Exp, not ExpFor: with ExpFor's instructions
 // ptxas kept the first pass's exps in registers for the recount, which took more registers.
-template <typename T, Algorithm kAlgorithm, int kWidth, typename C, typename S, typename Terms>
+template <typename T, SoftmaxAlgorithm kAlgorithm, int kWidth, typename C, typename S,
+          typename Terms>
 __device__ __forceinline__ C GroupRowScale(S lane_sum, Terms terms) {
   const S sum = GroupSum<kWidth>(lane_sum);
-  if constexpr (kAlgorithm == Algorithm::kLogSoftmax && std::is_same_v<T, float> &&
+  if constexpr (kAlgorithm == SoftmaxAlgorithm::kLogSoftmax && std::is_same_v<T, float> &&
                 std::is_same_v<S, float>) {
     const bool recount = sum < kPlainLogSumFrom;  // a NaN sum stays NaN
     if (__any_sync(0xffffffff, recount)) {
@@ -377,8 +379,8 @@ struct WarpRows {
   }
 };
 
-template <typename T, typename C, Algorithm kAlgorithm, int kPack, int kColsPerThread, int kWidth,
-          int kRowsPerAccess>
+template <typename T, typename C, SoftmaxAlgorithm kAlgorithm, int kPack, int kColsPerThread,
+          int kWidth, int kRowsPerAccess>
 __global__ void __launch_bounds__(kWarpBlockThreads)
     WarpSoftmaxKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int64_t cols) {
   static_assert(kColsPerThread % kPack == 0, "a thread holds whole packs");
@@ -442,15 +444,15 @@ __global__ void __launch_bounds__(kWarpBlockThreads)
 #pragma unroll
         for (int i = 0; i < kPack; ++i) {
           const C v = buf[r][p * kPack + i];
-          out[i] = kAlgorithm == Algorithm::kSoftmax ? v * scale : v - scale;
+          out[i] = kAlgorithm == SoftmaxAlgorithm::kSoftmax ? v * scale : v - scale;
         }
       });
     }
   }
 }
 
-template <typename T, typename C, Algorithm kAlgorithm, int kPack, int kColsPerThread, int kWidth,
-          int kRowsPerAccess>
+template <typename T, typename C, SoftmaxAlgorithm kAlgorithm, int kPack, int kColsPerThread,
+          int kWidth, int kRowsPerAccess>
 __global__ void __launch_bounds__(kWarpBlockThreads)
     WarpSoftmaxBackwardKernel(const T* __restrict__ y, const T* __restrict__ dy, T* __restrict__ dx,
                               int64_t rows, int64_t cols) {
@@ -480,7 +482,7 @@ __global__ void __launch_bounds__(kWarpBlockThreads)
           LoadPack<C, kPack>(dy + offset + col, db);
 #pragma unroll
           for (int i = 0; i < kPack; ++i) {
-            sum[r] += kAlgorithm == Algorithm::kSoftmax ? yb[i] * db[i] : db[i];
+            sum[r] += kAlgorithm == SoftmaxAlgorithm::kSoftmax ? yb[i] * db[i] : db[i];
           }
         } else {
 #pragma unroll
@@ -501,8 +503,9 @@ __global__ void __launch_bounds__(kWarpBlockThreads)
 #pragma unroll
         for (int i = 0; i < kPack; ++i) {
           const C yv = y_buf[r][p * kPack + i], dyv = dy_buf[r][p * kPack + i];
-          out[i] = kAlgorithm == Algorithm::kSoftmax ? yv * (dyv - sum[r])
-                                                     : dyv - ExpFor<T, kAlgorithm>(yv) * sum[r];
+          out[i] = kAlgorithm == SoftmaxAlgorithm::kSoftmax
+                       ? yv * (dyv - sum[r])
+                       : dyv - ExpFor<T, kAlgorithm>(yv) * sum[r];
         }
       });
     }
@@ -703,7 +706,7 @@ constexpr int kBlockPack = 16 / sizeof(T) > 0 ? static_cast<int>(16 / sizeof(T))
 
 // ---- block shared-memory implementation ---------------------------------------------------
 
-template <typename T, typename C, Algorithm kAlgorithm, int kBlockSize>
+template <typename T, typename C, SoftmaxAlgorithm kAlgorithm, int kBlockSize>
 __global__ void __launch_bounds__(kBlockSize)
     BlockSmemSoftmaxKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int64_t cols) {
   extern __shared__ __align__(16) unsigned char smem_bytes[];
@@ -755,14 +758,15 @@ __global__ void __launch_bounds__(kBlockSize)
 #pragma unroll
       for (int i = 0; i < N; ++i) {
         const C d = ToCompute(raw[i]) - max;
-        v[i] = kAlgorithm == Algorithm::kSoftmax ? ExpFor<T, kAlgorithm>(d) * scale : d - scale;
+        v[i] =
+            kAlgorithm == SoftmaxAlgorithm::kSoftmax ? ExpFor<T, kAlgorithm>(d) * scale : d - scale;
       }
     });
     __syncthreads();  // the next row overwrites buf
   }
 }
 
-template <typename T, typename C, Algorithm kAlgorithm, int kBlockSize>
+template <typename T, typename C, SoftmaxAlgorithm kAlgorithm, int kBlockSize>
 __global__ void __launch_bounds__(kBlockSize)
     BlockSmemSoftmaxBackwardKernel(const T* __restrict__ y, const T* __restrict__ dy,
                                    T* __restrict__ dx, int64_t rows, int64_t cols) {
@@ -784,15 +788,15 @@ __global__ void __launch_bounds__(kBlockSize)
     C sum = 0;
     for (int64_t c = threadIdx.x; c < cols; c += kBlockSize) {
       const C dyv = ToCompute(dy_buf[c]);
-      sum += kAlgorithm == Algorithm::kSoftmax ? ToCompute(y_buf[c]) * dyv : dyv;
+      sum += kAlgorithm == SoftmaxAlgorithm::kSoftmax ? ToCompute(y_buf[c]) * dyv : dyv;
     }
     sum = BlockAllReduce<kBlockSize>(sum, SumOp());
     WriteRow<kPack, C>(dx + row * cols, cols, [&](int64_t c, C* v, auto n) {
 #pragma unroll
       for (int i = 0; i < decltype(n)::value; ++i) {
         const C yv = ToCompute(y_buf[c + i]), dyv = ToCompute(dy_buf[c + i]);
-        v[i] = kAlgorithm == Algorithm::kSoftmax ? yv * (dyv - sum)
-                                                 : dyv - ExpFor<T, kAlgorithm>(yv) * sum;
+        v[i] = kAlgorithm == SoftmaxAlgorithm::kSoftmax ? yv * (dyv - sum)
+                                                        : dyv - ExpFor<T, kAlgorithm>(yv) * sum;
       }
     });
     __syncthreads();
@@ -814,7 +818,7 @@ struct MaxSum {
 
 // Folds n values into acc: the pack's max first, then one rescale of the running sum and one
 // exp per value (a branch and up to two exps per value when folded one by one).
-template <typename T, Algorithm kAlgorithm, typename C, typename S, int N>
+template <typename T, SoftmaxAlgorithm kAlgorithm, typename C, typename S, int N>
 __device__ __forceinline__ void AccumulatePack(MaxSum<C, S>& acc, const T* v) {
   C x[N];
   C max = acc.max;
@@ -846,7 +850,7 @@ struct MaxSumOp {
   }
 };
 
-template <typename T, typename C, Algorithm kAlgorithm, int kBlockSize>
+template <typename T, typename C, SoftmaxAlgorithm kAlgorithm, int kBlockSize>
 __global__ void __launch_bounds__(kBlockSize)
     BlockUncachedSoftmaxKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows,
                                int64_t cols) {
@@ -866,13 +870,14 @@ __global__ void __launch_bounds__(kBlockSize)
 #pragma unroll
       for (int i = 0; i < decltype(n)::value; ++i) {
         const C d = ToCompute(row_x[c + i]) - max;
-        v[i] = kAlgorithm == Algorithm::kSoftmax ? ExpFor<T, kAlgorithm>(d) * scale : d - scale;
+        v[i] =
+            kAlgorithm == SoftmaxAlgorithm::kSoftmax ? ExpFor<T, kAlgorithm>(d) * scale : d - scale;
       }
     });
   }
 }
 
-template <typename T, typename C, Algorithm kAlgorithm, int kBlockSize>
+template <typename T, typename C, SoftmaxAlgorithm kAlgorithm, int kBlockSize>
 __global__ void __launch_bounds__(kBlockSize)
     BlockUncachedSoftmaxBackwardKernel(const T* __restrict__ y, const T* __restrict__ dy,
                                        T* __restrict__ dx, int64_t rows, int64_t cols) {
@@ -881,7 +886,7 @@ __global__ void __launch_bounds__(kBlockSize)
     const T* row_y = y + row * cols;
     const T* row_dy = dy + row * cols;
     C sum = 0;
-    if (kAlgorithm == Algorithm::kSoftmax) {
+    if (kAlgorithm == SoftmaxAlgorithm::kSoftmax) {
       for (int64_t c = threadIdx.x; c < cols; c += kBlockSize) {
         sum += ToCompute(row_y[c]) * ToCompute(row_dy[c]);
       }
@@ -898,8 +903,8 @@ __global__ void __launch_bounds__(kBlockSize)
 #pragma unroll
       for (int i = 0; i < decltype(n)::value; ++i) {
         const C yv = ToCompute(row_y[c + i]), dyv = ToCompute(row_dy[c + i]);
-        v[i] = kAlgorithm == Algorithm::kSoftmax ? yv * (dyv - sum)
-                                                 : dyv - ExpFor<T, kAlgorithm>(yv) * sum;
+        v[i] = kAlgorithm == SoftmaxAlgorithm::kSoftmax ? yv * (dyv - sum)
+                                                        : dyv - ExpFor<T, kAlgorithm>(yv) * sum;
       }
     });
   }

@@ -46,7 +46,7 @@ constexpr int kWarpBlockThreadsFor = sizeof(T) == 4 && kColsPerThread >= 16 ? kW
                                                                             : kWarpBlockThreads;
 
 // Launches one instantiation of the warp kernel (forward, or backward when dy != nullptr).
-template <typename T, Algorithm kAlgorithm, int kPack, int kColsPerThread, int kWidth,
+template <typename T, SoftmaxAlgorithm kAlgorithm, int kPack, int kColsPerThread, int kWidth,
           int kRowsPerAccess>
 cudaError_t LaunchWarp(const CudaDeviceProperties& props, cudaStream_t stream, int64_t rows,
                        int64_t cols, const T* a, const T* dy, T* out, LaunchInfo* info) {
@@ -70,7 +70,7 @@ cudaError_t LaunchWarp(const CudaDeviceProperties& props, cudaStream_t stream, i
 }
 
 // Rows of at most 32 packs: one pack per lane, the group as narrow as the row, two rows each.
-template <typename T, Algorithm kAlgorithm, int kPack, int kWidth = 1>
+template <typename T, SoftmaxAlgorithm kAlgorithm, int kPack, int kWidth = 1>
 cudaError_t LaunchWarpNarrow(const CudaDeviceProperties& props, cudaStream_t stream, int64_t rows,
                              int64_t cols, const T* a, const T* dy, T* out, LaunchInfo* info) {
   if constexpr (kWidth < 32) {
@@ -84,7 +84,7 @@ cudaError_t LaunchWarpNarrow(const CudaDeviceProperties& props, cudaStream_t str
 }
 
 // Longer rows: 32 lanes, the first cols-per-thread in the list that covers the row.
-template <typename T, Algorithm kAlgorithm, int kPack, int kColsPerThread, int... kMore>
+template <typename T, SoftmaxAlgorithm kAlgorithm, int kPack, int kColsPerThread, int... kMore>
 cudaError_t LaunchWarpWide(const CudaDeviceProperties& props, cudaStream_t stream, int64_t rows,
                            int64_t cols, const T* a, const T* dy, T* out, LaunchInfo* info) {
   if constexpr (sizeof...(kMore) > 0) {
@@ -97,7 +97,7 @@ cudaError_t LaunchWarpWide(const CudaDeviceProperties& props, cudaStream_t strea
                                                                  out, info);
 }
 
-template <typename T, Algorithm kAlgorithm, int kPack>
+template <typename T, SoftmaxAlgorithm kAlgorithm, int kPack>
 cudaError_t LaunchWarpWithPack(const CudaDeviceProperties& props, cudaStream_t stream, int64_t rows,
                                int64_t cols, const T* a, const T* dy, T* out, LaunchInfo* info) {
   if (cols <= 32 * kPack) {
@@ -117,7 +117,7 @@ cudaError_t LaunchWarpWithPack(const CudaDeviceProperties& props, cudaStream_t s
 
 inline bool Aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
-template <typename T, Algorithm kAlgorithm>
+template <typename T, SoftmaxAlgorithm kAlgorithm>
 cudaError_t LaunchWarpPath(const CudaDeviceProperties& props, cudaStream_t stream, int64_t rows,
                            int64_t cols, const T* a, const T* dy, T* out, LaunchInfo* info) {
   constexpr int kWidePack = static_cast<int>(16 / sizeof(T));  // 4 for float, 8 for 16-bit
@@ -133,7 +133,7 @@ cudaError_t LaunchWarpPath(const CudaDeviceProperties& props, cudaStream_t strea
 
 // ---- block paths ------------------------------------------------------------------------
 
-template <typename T, Algorithm kAlgorithm, int kBlockSize>
+template <typename T, SoftmaxAlgorithm kAlgorithm, int kBlockSize>
 void* BlockSmemKernel(bool backward) {
   using C = CudaComputeType<T>;
   return backward ? reinterpret_cast<void*>(
@@ -143,7 +143,7 @@ void* BlockSmemKernel(bool backward) {
 
 // The block size with the most resident blocks per SM for this much dynamic shared memory
 // (ties to the larger block), or 0 when the row does not fit. Decided once per device and size.
-template <typename T, Algorithm kAlgorithm>
+template <typename T, SoftmaxAlgorithm kAlgorithm>
 cudaError_t ChooseSmemBlockSize(const CudaDeviceProperties& props, bool backward, size_t smem,
                                 int* block_size) {
   static std::mutex mutex;
@@ -198,7 +198,7 @@ cudaError_t ChooseSmemBlockSize(const CudaDeviceProperties& props, bool backward
   return cudaSuccess;
 }
 
-template <typename T, Algorithm kAlgorithm, int kBlockSize>
+template <typename T, SoftmaxAlgorithm kAlgorithm, int kBlockSize>
 cudaError_t LaunchBlockSmem(const CudaDeviceProperties& props, cudaStream_t stream, int64_t rows,
                             int64_t cols, const T* a, const T* dy, T* out, size_t smem,
                             LaunchInfo* info) {
@@ -216,7 +216,7 @@ cudaError_t LaunchBlockSmem(const CudaDeviceProperties& props, cudaStream_t stre
 }
 
 // Launches the smem path if the row fits; *launched says whether it did.
-template <typename T, Algorithm kAlgorithm>
+template <typename T, SoftmaxAlgorithm kAlgorithm>
 cudaError_t TryBlockSmemPath(const CudaDeviceProperties& props, cudaStream_t stream, int64_t rows,
                              int64_t cols, const T* a, const T* dy, T* out, LaunchInfo* info,
                              bool* launched) {
@@ -246,7 +246,7 @@ cudaError_t TryBlockSmemPath(const CudaDeviceProperties& props, cudaStream_t str
   }
 }
 
-template <typename T, Algorithm kAlgorithm>
+template <typename T, SoftmaxAlgorithm kAlgorithm>
 cudaError_t LaunchBlockUncached(const CudaDeviceProperties& props, cudaStream_t stream,
                                 int64_t rows, int64_t cols, const T* a, const T* dy, T* out,
                                 LaunchInfo* info) {
@@ -294,7 +294,7 @@ inline cudaError_t RaiseDynamicSmemLimit(const CudaDeviceProperties& props, cons
   return cudaSuccess;
 }
 
-template <typename T, Algorithm kAlgorithm, int kPacks, bool kSpill, bool kAligned,
+template <typename T, SoftmaxAlgorithm kAlgorithm, int kPacks, bool kSpill, bool kAligned,
           bool kWholeSm = false, bool kOpaque = (kPacks * kBlockPack<T> > 32),
           bool kOneWarp = false>
 cudaError_t LaunchBlockRegister(const CudaDeviceProperties& props, cudaStream_t stream,
@@ -400,9 +400,9 @@ constexpr int64_t kFloatWholeSmAfterCols = 26624;
 //             32768 64 + 64 in shared memory (bfloat16 log_softmax of 32768 loses slightly);
 //             rows that start mid-pack do not spill and stop at 16384.
 // Elsewhere the shared-memory kernel measured faster.
-template <typename T, Algorithm kAlgorithm>
+template <typename T, SoftmaxAlgorithm kAlgorithm>
 RegisterPlan RegisterAutoPlan(int64_t cols, bool packed) {
-  constexpr bool kSoftmax = kAlgorithm == Algorithm::kSoftmax;
+  constexpr bool kSoftmax = kAlgorithm == SoftmaxAlgorithm::kSoftmax;
   if constexpr (std::is_same_v<T, float>) {
     const int values = RegisterBlockFor(CoveredCols<T>(cols), 16) <= 192 ? 16 : 32;
     if (!packed) {
@@ -459,7 +459,7 @@ bool KeepsFloats(int64_t cols, int block) {
 // Launches the register kernel holding `values` per thread in registers (8 or 16 for float32,
 // 32, 40 for 16-bit types, or 64 for float16) and none in shared memory; 16-bit blocks of 32
 // threads of 32 values take its one-warp variant.
-template <typename T, Algorithm kAlgorithm, bool kAligned>
+template <typename T, SoftmaxAlgorithm kAlgorithm, bool kAligned>
 cudaError_t LaunchBlockRegisterValues(const CudaDeviceProperties& props, cudaStream_t stream,
                                       int64_t rows, int64_t cols, const T* x, T* y, int values,
                                       LaunchInfo* info) {
@@ -511,7 +511,7 @@ cudaError_t LaunchBlockRegisterValues(const CudaDeviceProperties& props, cudaStr
                                                                          x, y, block, 0, info);
 }
 
-template <typename T, Algorithm kAlgorithm>
+template <typename T, SoftmaxAlgorithm kAlgorithm>
 cudaError_t LaunchBlockRegisterPath(const CudaDeviceProperties& props, cudaStream_t stream,
                                     int64_t rows, int64_t cols, const T* x, T* y,
                                     LaunchInfo* info) {
@@ -539,7 +539,7 @@ cudaError_t LaunchBlockRegisterPath(const CudaDeviceProperties& props, cudaStrea
 // ---- the dispatch ---------------------------------------------------------------------------
 
 // Forward when dy is null (a = x, out = y); backward otherwise (a = y, out = dx).
-template <typename T, Algorithm kAlgorithm>
+template <typename T, SoftmaxAlgorithm kAlgorithm>
 cudaError_t Launch(const CudaDeviceProperties& props, cudaStream_t stream, int64_t rows,
                    int64_t cols, const T* a, const T* dy, T* out, SoftmaxImpl forced,
                    LaunchInfo* info) {
@@ -580,13 +580,13 @@ cudaError_t Launch(const CudaDeviceProperties& props, cudaStream_t stream, int64
 }
 
 // softmax_<dtype>.cu instantiates the launchers for its dtype with this one line.
-#define OFLITE_INSTANTIATE_SOFTMAX_LAUNCH(T)                                                       \
-  template cudaError_t Launch<T, Algorithm::kSoftmax>(const CudaDeviceProperties&, cudaStream_t,   \
-                                                      int64_t, int64_t, const T*, const T*, T*,    \
-                                                      SoftmaxImpl, LaunchInfo*);                   \
-  template cudaError_t Launch<T, Algorithm::kLogSoftmax>(const CudaDeviceProperties&,              \
-                                                         cudaStream_t, int64_t, int64_t, const T*, \
-                                                         const T*, T*, SoftmaxImpl, LaunchInfo*);
+#define OFLITE_INSTANTIATE_SOFTMAX_LAUNCH(T)                                               \
+  template cudaError_t Launch<T, SoftmaxAlgorithm::kSoftmax>(                              \
+      const CudaDeviceProperties&, cudaStream_t, int64_t, int64_t, const T*, const T*, T*, \
+      SoftmaxImpl, LaunchInfo*);                                                           \
+  template cudaError_t Launch<T, SoftmaxAlgorithm::kLogSoftmax>(                           \
+      const CudaDeviceProperties&, cudaStream_t, int64_t, int64_t, const T*, const T*, T*, \
+      SoftmaxImpl, LaunchInfo*);
 
 }  // namespace softmax
 }  // namespace ep

@@ -10,12 +10,13 @@
 
 #include "ep/cuda/cuda_device_properties.h"
 #include "ep/softmax_impl.h"
+#include "oneflow_lite/primitive/softmax.h"
 
 namespace oflite {
 namespace ep {
 namespace softmax {
 
-enum class Algorithm { kSoftmax, kLogSoftmax };
+using primitive::SoftmaxAlgorithm;
 
 // What a launch did, for traces and benchmarks.
 struct LaunchInfo {
@@ -35,7 +36,7 @@ std::string DescribeLaunch(const LaunchInfo& info);
 
 // Forward when dy is null (a = x, out = y); backward otherwise (a = y, out = dx).
 // T is float, double, __half or __nv_bfloat16.
-template <typename T, Algorithm kAlgorithm>
+template <typename T, SoftmaxAlgorithm kAlgorithm>
 cudaError_t Launch(const CudaDeviceProperties& props, cudaStream_t stream, int64_t rows,
                    int64_t cols, const T* a, const T* dy, T* out, SoftmaxImpl forced,
                    LaunchInfo* info);
