@@ -9,7 +9,6 @@
 #include <cstring>
 #include <functional>
 #include <limits>
-#include <sstream>
 
 #include "oneflow_lite/common/hash_combine.h"
 
@@ -106,18 +105,20 @@ size_t AttrValue::Hash() const {
 namespace {
 template <typename List>
 std::string JoinList(const List& list) {
-  std::ostringstream out;
-  out << "[";
+  std::string text = "[";
   for (size_t i = 0; i < list.size(); ++i) {
-    out << (i ? ", " : "") << list[i];
+    text += i ? ", " : "";
+    if constexpr (std::is_same_v<typename List::value_type, float>) {
+      text += ShortestDecimal(list[i], true);  // reads back as the same float
+    } else {
+      text += std::to_string(list[i]);
+    }
   }
-  out << "]";
-  return out.str();
+  return text + "]";
 }
 }  // namespace
 
 std::string AttrValueToString(const AttrValue& value) {
-  std::ostringstream out;
   const AttrValue::Variant& v = value.variant();
   switch (value.type()) {
     case AttrType::kNone:
@@ -296,14 +297,16 @@ std::string ShortestDecimal(double value, bool as_float) {
 }
 
 namespace {
-// Whether `d` as a float means the same number: the float holds it exactly, or `d` is the
-// double of the float's own shortest decimal (1e-6, 0.1), as a literal written for it would be.
-bool FloatKeeps(double d) {
+// Whether `d` as a float means the same number: the float holds it exactly, or `d` is a double
+// (not an integer) and the double of the float's own shortest decimal (1e-6, 0.1), as a literal
+// written for it would be.
+bool FloatKeeps(double d, bool from_double) {
   const auto f = static_cast<float>(d);
   if (std::isnan(d) || static_cast<double>(f) == d) {
     return true;
   }
-  return std::isfinite(f) && std::strtod(ShortestDecimal(f, true).c_str(), nullptr) == d;
+  return from_double && std::isfinite(f) &&
+         std::strtod(ShortestDecimal(f, true).c_str(), nullptr) == d;
 }
 }  // namespace
 
@@ -317,8 +320,9 @@ std::optional<AttrValue> ConvertNumberExactly(const AttrValue& value, AttrType t
     case AttrType::kDouble:
       return AttrValue(d);
     case AttrType::kFloat:
-      return FloatKeeps(d) ? std::optional<AttrValue>(AttrValue(static_cast<float>(d)))
-                           : std::nullopt;
+      return FloatKeeps(d, value.type() == AttrType::kDouble)
+                 ? std::optional<AttrValue>(AttrValue(static_cast<float>(d)))
+                 : std::nullopt;
     case AttrType::kInt64: {
       const bool exact = std::isfinite(d) && std::trunc(d) == d && d >= -0x1p63 && d < 0x1p63;
       return exact ? std::optional<AttrValue>(AttrValue(static_cast<int64_t>(d))) : std::nullopt;

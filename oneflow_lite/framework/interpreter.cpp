@@ -202,7 +202,7 @@ bool Overlap(const Tensor& a, const Tensor& b) {
 }
 
 // Outputs a caller gave must be what the op makes, where it makes it, apart from the inputs
-// (kernels do not compute in place). Tensors are contiguous, and no op has two outputs yet.
+// (kernels do not compute in place) and from each other. Tensors are always contiguous.
 Maybe<void> CheckGivenOutputs(const CallEntry& entry, const CachedStep& step, TensorArgs inputs,
                               const Tensor* outputs) {
   const std::string& op = step.schema->name();
@@ -220,6 +220,10 @@ Maybe<void> CheckGivenOutputs(const CallEntry& entry, const CachedStep& step, Te
     for (const Tensor& other : inputs) {
       OFLITE_CHECK_OR_RETURN(!Overlap(out, other), NotImplemented)
           << op << ": " << name << " overlaps an input (ops do not compute in place)";
+    }
+    for (size_t j = 0; j < i; ++j) {
+      OFLITE_CHECK_OR_RETURN(!Overlap(out, outputs[j]), ValueError)
+          << op << ": " << name << " overlaps output '" << step.schema->outputs()[j] << "'";
     }
   }
   return Ok();

@@ -53,8 +53,8 @@ Maybe<std::vector<Tensor>> Dispatch(const std::string& op_type, TensorArgs input
 // For ops with exactly one output.
 Maybe<Tensor> DispatchOne(const std::string& op_type, TensorArgs inputs, const AttrMap& attrs = {});
 // Into outputs the caller made (PyTorch's out=): one per op output, each of the shape and dtype
-// the op infers, on the inputs' device, and overlapping no input; else ValueError, TypeError or
-// NotImplemented naming the output.
+// the op infers, on the inputs' device, overlapping no input and no other output; else
+// ValueError, TypeError or NotImplemented naming the output.
 Maybe<void> DispatchInto(const std::string& op_type, TensorArgs inputs,
                          const std::vector<Tensor>& outputs, const AttrMap& attrs = {});
 

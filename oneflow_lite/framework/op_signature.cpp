@@ -61,6 +61,17 @@ class Reader {
     pos_ += token.size();
     return true;
   }
+  // Consumes the word `keyword` when the text continues with it as a whole identifier.
+  bool AcceptKeyword(const std::string& keyword) {
+    SkipSpace();
+    const size_t end = pos_ + keyword.size();
+    if (text_.compare(pos_, keyword.size(), keyword) != 0 ||
+        (end < text_.size() && IsIdentifierChar(text_[end]))) {
+      return false;
+    }
+    pos_ = end;
+    return true;
+  }
   Maybe<void> Expect(const std::string& token) {
     OFLITE_CHECK_OR_RETURN(Accept(token), ValueError) << Where("'" + token + "'");
     return Ok();
@@ -147,7 +158,7 @@ std::string AsListText(const std::string& text) {
 }
 
 Maybe<void> ReadParameter(Reader& in, OpSignature* signature) {
-  if (in.Accept("Tensor")) {
+  if (in.AcceptKeyword("Tensor")) {
     std::string name;
     OFLITE_ASSIGN_OR_RETURN(name, in.ExpectIdentifier("the name of a Tensor parameter"));
     signature->inputs.push_back(name);
@@ -185,12 +196,14 @@ Maybe<void> ReadResults(Reader& in, OpSignature* signature) {
   OFLITE_JUST(in.Expect("->"));
   const bool list = in.Accept("(");
   std::vector<std::string> names;
-  do {
-    OFLITE_CHECK_OR_RETURN(in.Accept("Tensor"), ValueError) << in.Where("a Tensor result");
-    names.push_back(in.Identifier());
-  } while (list && in.Accept(","));
-  if (list) {
-    OFLITE_JUST(in.Expect(")"));
+  if (!list || !in.Accept(")")) {  // "-> ()": no outputs
+    do {
+      OFLITE_CHECK_OR_RETURN(in.AcceptKeyword("Tensor"), ValueError) << in.Where("a Tensor result");
+      names.push_back(in.Identifier());
+    } while (list && in.Accept(","));
+    if (list) {
+      OFLITE_JUST(in.Expect(")"));
+    }
   }
   for (size_t i = 0; i < names.size(); ++i) {
     if (names[i].empty()) {
@@ -215,6 +228,15 @@ Maybe<void> CheckNamesDistinct(const OpSignature& signature, const std::string& 
     }
   }
   return Ok();
+}
+
+// A default as ParseOpSignature reads it back: strings in quotes they do not contain.
+std::string DefaultText(const AttrValue& value) {
+  if (const auto* text = value.TryGet<std::string>()) {
+    const char quote = text->find('\'') == std::string::npos ? '\'' : '"';
+    return quote + *text + quote;
+  }
+  return AttrValueToString(value);
 }
 
 std::string TypeNameOf(AttrType type) {
@@ -254,7 +276,7 @@ std::string OpSignatureToString(const OpSignature& signature) {
   for (const AttrDef& attr : signature.attrs) {
     text += sep + TypeNameOf(attr.type) + " " + attr.name;
     if (attr.default_value.has_value()) {
-      text += "=" + AttrValueToString(*attr.default_value);
+      text += "=" + DefaultText(*attr.default_value);
     }
     sep = ", ";
   }

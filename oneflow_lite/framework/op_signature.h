@@ -6,8 +6,8 @@
 // no namespace; an op library's ops must have one, so they cannot collide with a built-in.
 // Tensor parameters are the op's inputs, in order; every other parameter is an attribute whose
 // type names its C++ type (table in docs/ADDING_AN_OP.md), with an optional default. The result
-// is `Tensor [name]` or a parenthesized list of them; unnamed results are "out", or "out0",
-// "out1", ... when there are several.
+// is `Tensor [name]` or a parenthesized list of them (possibly empty); unnamed results are
+// "out", or "out0", "out1", ... when there are several.
 #ifndef ONEFLOW_LITE_FRAMEWORK_OP_SIGNATURE_H_
 #define ONEFLOW_LITE_FRAMEWORK_OP_SIGNATURE_H_
 
@@ -35,7 +35,8 @@ struct OpSignature {
 
 // ValueError naming the text, the position and what was expected when it does not parse.
 Maybe<OpSignature> ParseOpSignature(const std::string& text);
-// The text ParseOpSignature reads back into `signature`.
+// The text ParseOpSignature reads back into `signature` (a string default holding both quote
+// characters is the one thing it cannot write).
 std::string OpSignatureToString(const OpSignature& signature);
 
 // ValueError unless `name` is "op" or "namespace.op" of identifiers ([A-Za-z_][A-Za-z0-9_]*).

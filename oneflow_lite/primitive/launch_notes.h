@@ -18,7 +18,7 @@ class Primitive;
 
 class LaunchNotes {
  public:
-  LaunchNotes();  // current on this thread until destroyed; notes do not nest
+  LaunchNotes();  // current on this thread until destroyed (then the one before it is again)
   LaunchNotes(const LaunchNotes&) = delete;
   LaunchNotes& operator=(const LaunchNotes&) = delete;
   ~LaunchNotes();

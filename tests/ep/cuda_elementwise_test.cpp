@@ -523,7 +523,8 @@ TEST_F(CudaElementwiseTest, BadLaunchesAreErrors) {
   EXPECT_TRUE(add->Launch(CudaStream(), a.size(), a.data(), xa.data(), b.size(), b.data(),
                           xb.data(), out.data())
                   .ok());
-  EXPECT_NE(notes.Describe(*add).find("[index32]"), std::string::npos) << notes.Describe(*add);
+  const std::string launch = notes.Describe(*add);  // takes the note: read it once
+  EXPECT_NE(launch.find("[index32]"), std::string::npos) << launch;
   EXPECT_EQ(primitive::NewPrimitive<primitive::BroadcastElementwiseBinaryFactory>(
                 DeviceType::kCUDA, BinaryOp::kAdd, DataType::kFloat32, DataType::kFloat32, 17, 0.0),
             nullptr);
@@ -697,15 +698,16 @@ TEST_F(CudaElementwiseTest, EveryCastOnSpecialValues) {
         for (size_t i = 0; i < x.size(); ++i) {
           expected[i] = ReferenceCast(x[i], from, to);
         }
+        const std::string launch = notes.Describe(*cast);  // takes the note: read it once
         ExpectAllClose(out.Download(context), expected, 0,
-                       context + " offset " + std::to_string(offset) + " " + notes.Describe(*cast));
+                       context + " offset " + std::to_string(offset) + " " + launch);
         const std::string pack =
             from == to
                 ? "copy"
                 : "pack=" + std::to_string(offset == 0
                                                ? 16 / std::max(DataTypeSize(from), DataTypeSize(to))
                                                : 1);
-        EXPECT_EQ(notes.Describe(*cast), name + "[" + pack + "]");
+        EXPECT_EQ(launch, name + "[" + pack + "]");
       }
     }
   }

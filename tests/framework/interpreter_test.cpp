@@ -143,6 +143,15 @@ TEST(InterpreterTest, DispatchIntoRefusesOutputsThatDoNotFit) {
               {"output 'y' overlaps an input"});
   ExpectError(DispatchInto("test_scale", {x}, {Floats({0, 0, 0})}), ErrorKind::kValueError,
               {"'n'", "missing"});
+  const FakeCudaTensor on_cuda;  // refused before anything reads it
+  ExpectError(DispatchInto("test_scale", {Floats({1, 2, 3, 4})}, {on_cuda.tensor}, {{"n", 3}}),
+              ErrorKind::kValueError, {"output 'y' must be on cpu, got cuda:0"});
+  const Tensor y = Floats({0, 0, 0});
+  ExpectError(DispatchInto("test_pair", {x}, {y, y}), ErrorKind::kValueError,
+              {"test_pair: output 'b' overlaps output 'a'"});
+  const Tensor b = Floats({0, 0, 0});
+  ASSERT_TRUE(DispatchInto("test_pair", {x}, {y, b}).ok());
+  EXPECT_EQ(Unwrap(b.ToVector<float>()), (std::vector<float>{-1, 2, -4}));
 }
 
 TEST(InterpreterTest, UnknownOpIsValueError) {

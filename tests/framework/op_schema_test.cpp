@@ -118,6 +118,9 @@ TEST(OpSchemaTest, NumbersConvertWhereExact) {
               {"'n' must be int64, got double 2.5", "does not convert exactly"});
   ExpectError(CompleteAttrs("op", defs, {{"scale", int64_t{16777217}}}), ErrorKind::kTypeError,
               {"'scale' must be float, got int64 16777217"});
+  // An integer converts only exactly, even where a decimal rule would round it (123456792).
+  ExpectError(CompleteAttrs("op", defs, {{"scale", int64_t{123456790}}}), ErrorKind::kTypeError,
+              {"'scale' must be float, got int64 123456790"});
   ExpectError(CompleteAttrs("op", defs, {{"n", 1e300}}), ErrorKind::kTypeError, {"'n'"});
   ExpectError(CompleteAttrs("op", defs, {{"eps", true}}), ErrorKind::kTypeError,
               {"'eps' must be double, got bool"});

@@ -47,6 +47,23 @@ TEST(OpSignatureTest, EveryAttributeTypeAndItsDefault) {
   EXPECT_EQ(*s.attrs[9].default_value, AttrValue(Shape{4}));
 }
 
+// Defaults that need care to print: floats in lists at full precision, quotes in strings, and
+// an op without outputs.
+TEST(OpSignatureTest, AwkwardDefaultsReadBack) {
+  const std::string text =
+      "f(Tensor x, float[] w=[0.123456789, 1e-06], str a=\"it's\", str b='say \"hi\"') -> ()";
+  const OpSignature s = Unwrap(ParseOpSignature(text));
+  EXPECT_TRUE(s.outputs.empty());
+  EXPECT_EQ(*s.attrs[0].default_value, AttrValue(std::vector<float>{0.123456789f, 1e-6f}));
+  EXPECT_EQ(*s.attrs[1].default_value, AttrValue("it's"));
+  EXPECT_EQ(*s.attrs[2].default_value, AttrValue("say \"hi\""));
+  const OpSignature back = Unwrap(ParseOpSignature(OpSignatureToString(s)));
+  for (size_t i = 0; i < s.attrs.size(); ++i) {
+    EXPECT_EQ(back.attrs[i].default_value, s.attrs[i].default_value) << OpSignatureToString(s);
+  }
+  EXPECT_TRUE(back.outputs.empty());
+}
+
 TEST(OpSignatureTest, UnnamedResultsAreOutThenNumbered) {
   EXPECT_EQ(Unwrap(ParseOpSignature("f(Tensor x) -> (Tensor, Tensor)")).outputs,
             (std::vector<std::string>{"out0", "out1"}));
@@ -78,6 +95,11 @@ TEST(OpSignatureTest, BadSignaturesAreValueErrorsSayingWhere) {
               {"expected '('"});
   ExpectError(ParseOpSignature("f(Tensor) -> Tensor"), ErrorKind::kValueError,
               {"the name of a Tensor parameter"});
+  // Keywords are whole words: "Tensorx" is no Tensor parameter, "Tensors" no type.
+  ExpectError(ParseOpSignature("f(Tensorx) -> Tensor"), ErrorKind::kValueError,
+              {"expected Tensor or an attribute type", "got 'Tensorx'"});
+  ExpectError(ParseOpSignature("f(Tensor x) -> Tensory"), ErrorKind::kValueError,
+              {"expected a Tensor result"});
 }
 
 // Every built-in op's signature, printed and read back, is the same op: names, order, attribute

@@ -3,7 +3,7 @@
 // dtypes compile in parallel and a change to one op recompiles nine small files).
 //
 // The operands' shapes are simplified on the host (primitive/broadcast_dims.h), then one path
-// runs (PlanBinary picks it; LaunchDescription names it):
+// runs (PlanBinary picks it; a trace names it):
 //   packed   no broadcast: elementwise.cuh's packed kernel (16-byte accesses);
 //   scalar   one operand is a single element: the same kernel, that operand read once a thread;
 //   rank2    two simplified dims, each operand (rows, cols), (rows, 1) or (1, cols): packs along

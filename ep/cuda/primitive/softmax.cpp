@@ -49,7 +49,7 @@ struct Forward {
     std::string name() const override { return PrimitiveName<T, kAlgorithm, false>(); }
     Maybe<void> Launch(Stream* stream, size_t rows, size_t cols, const void* x, void* y) override {
       softmax::LaunchInfo info;
-      OFLITE_JUST(LaunchChecked<T, kAlgorithm>(stream, rows, cols, x, nullptr, y, &info));
+      OFLITE_JUST((LaunchChecked<T, kAlgorithm>(stream, rows, cols, x, nullptr, y, &info)));
       this->NoteLaunch([&] { return softmax::DescribeLaunch(info); });
       return Ok();
     }
@@ -65,7 +65,7 @@ struct Backward {
     Maybe<void> Launch(Stream* stream, size_t rows, size_t cols, const void* y, const void* dy,
                        void* dx) override {
       softmax::LaunchInfo info;
-      OFLITE_JUST(LaunchChecked<T, kAlgorithm>(stream, rows, cols, y, dy, dx, &info));
+      OFLITE_JUST((LaunchChecked<T, kAlgorithm>(stream, rows, cols, y, dy, dx, &info)));
       this->NoteLaunch([&] { return softmax::DescribeLaunch(info); });
       return Ok();
     }
