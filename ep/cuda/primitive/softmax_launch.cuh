@@ -19,6 +19,7 @@
 #include "ep/cuda/primitive/softmax_block_register.cuh"
 #include "ep/cuda/primitive/softmax_kernels.cuh"
 #include "ep/cuda/primitive/softmax_launch.h"
+#include "ep/cuda/primitive/softmax_plan.h"
 #include "ep/softmax_impl.h"
 
 namespace oflite {
@@ -38,9 +39,8 @@ inline int64_t LimitedGrid(int64_t blocks) {
 
 // ---- warp path --------------------------------------------------------------------------
 
-// Threads a warp-kernel block: 128 (four groups of 32 lanes or more of narrower ones), but two
-// warps for float32 rows of 16 values a lane or more (385-895 columns), where the smaller block
-// measured faster. The kernels' launch bound stays 128.
+// Threads a warp-kernel block: 128, but two warps for float32 rows of 16 values a lane or more,
+// the faster block there in the sweep (docs/BENCHMARKS.md). The launch bound stays 128.
 template <typename T, int kColsPerThread>
 constexpr int kWarpBlockThreadsFor = sizeof(T) == 4 && kColsPerThread >= 16 ? kWarpBlockThreads / 2
                                                                             : kWarpBlockThreads;
@@ -155,8 +155,8 @@ cudaError_t ChooseSmemBlockSize(const CudaDeviceProperties& props, bool backward
     *block_size = it->second;
     return cudaSuccess;
   }
-  // 64 joins the issue's 128..1024: rows of 1025-4096 columns then get 32 rows in flight
-  // per SM instead of 16, and each thread enough packs to unroll its loads.
+  // 64 threads give short rows twice the rows in flight of 128, and each thread enough packs
+  // to unroll its loads.
   void* kernels[] = {
       BlockSmemKernel<T, kAlgorithm, 64>(backward), BlockSmemKernel<T, kAlgorithm, 128>(backward),
       BlockSmemKernel<T, kAlgorithm, 256>(backward), BlockSmemKernel<T, kAlgorithm, 512>(backward),
@@ -332,17 +332,10 @@ cudaError_t LaunchBlockRegister(const CudaDeviceProperties& props, cudaStream_t 
 template <typename T>
 constexpr int kRegisterMaxValues = sizeof(T) == 2 ? 64 : 32;
 
-// The most columns a row's packs span (see RegisterRowLayout). A row that starts mid-pack (its
-// length is not a whole number of packs; the tensor starts aligned): float32 may need one more
-// pack than its length to cover it; 16-bit rows hold at most their length rounded down to a
-// pack in packs, the rest one element a thread.
+// The most columns a row's packs span (softmax_plan.h).
 template <typename T>
 constexpr int64_t CoveredCols(int64_t cols) {
-  constexpr int64_t kPack = kBlockPack<T>;
-  if (cols % kPack == 0) {
-    return cols;
-  }
-  return sizeof(T) == 2 ? cols / kPack * kPack : cols + kPack - 1;
+  return softmax::CoveredCols(static_cast<int>(sizeof(T)), cols);
 }
 
 // Rows the register path can hold: both tensors start 16-byte aligned, and a row's packs fit
@@ -358,97 +351,17 @@ bool RegisterPathFits(int64_t cols, const T* x, const T* y) {
          Aligned16(x) && Aligned16(y);
 }
 
-inline int RegisterBlockFor(int64_t cols, int values) {
-  const int64_t threads = (cols + values - 1) / values;
-  return static_cast<int>(std::max<int64_t>(32, (threads + 31) / 32 * 32));
-}
-
-// How the register path holds a row: values per thread in registers, and past them in the
-// thread's own shared-memory slots (0 = none). values == 0: the path does not run by default.
-struct RegisterPlan {
-  int values = 0;
-  int smem_values = 0;
-};
-
-// float32 rows of whole packs longer than this take blocks of 864-1024 threads of 32 values,
-// each its SM's only one (see WholePacks).
-constexpr int64_t kFloatWholeSmAfterCols = 26624;
-
-// Where the register path runs by default, and how (H200, 49152 rows; the sweep and what lost
-// are in docs/BENCHMARKS.md). Small blocks of many values win. A block that is its SM's only one
-// has nothing to overlap its reductions with, which is why long rows keep half their values in
-// shared memory (two blocks an SM), except float32 rows past 26624 columns, whose blocks of
-// 864-1024 threads keep their instructions between loads and stores short (WholePacks).
-// 16-bit rows leave the warp path from 769 columns on, float32 rows from 896 (at 768-800 the
-// warp was faster for log_softmax); rows that start mid-pack, which the warp kernel reads
-// element by element, from 513 (16-bit) or 300 (float32) columns (shorter 16-bit rows of that
-// kind stay faster on the warp path).
-//   float32   rows of whole packs: 896-1024 columns 8 values (blocks of 128 threads, faster
-//             than 16 values in 64); softmax of 8193-16384 columns 16 values in blocks of up to
-//             1024 threads, two an SM at 32 registers (log_softmax, whose sum counts ones apart,
-//             is slower so). Both win only with ExpFor's exp2 (see ExpFor).
-//             Otherwise to 16384 columns: 16 values while blocks stay within 192 threads, else
-//             32; longer rows to 26624: 32 + 32 in shared memory; then 32 in blocks of 864-1024
-//             threads, each its SM's only one (WholePacks; below kFloatWholeSmAfterCols such
-//             blocks lose, log_softmax most).
-//             Rows that start mid-pack, to 16384 columns.
-//   16-bit    rows whose packs one warp holds at 40 values (1032-1287 columns): one warp of 40
-//             (faster than 32 values in 64 threads); rows that start mid-pack from 8193 to 12345
-//             columns: 40 values (faster than 64 or shared memory).
-//   16-bit    otherwise 32 values to 8192 columns (faster than 64 there, though 7001-7168 lose
-//             slightly; bfloat16 converting in each pass, see KeepsFloats), 64 to 16384, then to
-//             32768 64 + 64 in shared memory (bfloat16 log_softmax of 32768 loses slightly);
-//             rows that start mid-pack do not spill and stop at 16384.
-// Elsewhere the shared-memory kernel measured faster.
+// The register path's default plan for these rows (softmax_plan.h).
 template <typename T, SoftmaxAlgorithm kAlgorithm>
 RegisterPlan RegisterAutoPlan(int64_t cols, bool packed) {
-  constexpr bool kSoftmax = kAlgorithm == SoftmaxAlgorithm::kSoftmax;
-  if constexpr (std::is_same_v<T, float>) {
-    const int values = RegisterBlockFor(CoveredCols<T>(cols), 16) <= 192 ? 16 : 32;
-    if (!packed) {
-      return cols >= 300 && cols <= 16384 ? RegisterPlan{values, 0} : RegisterPlan{};
-    }
-    if (cols < 896) {
-      return {};
-    }
-    if (cols <= 1024) {
-      return {8, 0};
-    }
-    if (kSoftmax && cols > 8192 && cols <= 16384) {
-      return {16, 0};
-    }
-    if (cols <= 16384) {
-      return {values, 0};
-    }
-    if (cols <= kFloatWholeSmAfterCols) {
-      return {32, 32};
-    }
-    return cols <= 32768 ? RegisterPlan{32, 0} : RegisterPlan{};
-  }
-  if (cols < (packed ? 769 : 513)) {
-    return {};
-  }
-  const int64_t covered = CoveredCols<T>(cols);
-  if ((covered > 1024 && covered <= 1280) || (!packed && cols > 8192 && cols <= 12345)) {
-    return {40, 0};
-  }
-  return cols <= 8192              ? RegisterPlan{32, 0}
-         : cols <= 16384           ? RegisterPlan{64, 0}
-         : cols <= 32768 && packed ? RegisterPlan{64, 64}
-                                   : RegisterPlan{};
+  return softmax::RegisterAutoPlan(static_cast<int>(sizeof(T)),
+                                   kAlgorithm == SoftmaxAlgorithm::kSoftmax, cols, packed);
 }
 
-// Whether a bfloat16 block of 32 values a thread keeps its values as floats between the passes
-// (HeldValue's plain conversion, 60-62 registers, 1024 threads an SM) rather than converting
-// them in each pass (44-46 registers, 1280-1344 threads). Keeping floats saves instructions, but
-// measured faster only in blocks of 64 or 128 threads whose 4 x block pack slots the row
-// (nearly) fills. Where a row leaves 64 slots or more empty (-inf padding, spread over the
-// threads' last packs), or the block size leaves threads of the SM unused (96, 192, 224) or is
-// 256, converting in each pass was faster. Blocks of 32 threads are not decided here: they take
-// the one-warp kernel, which holds floats and computes exp once (the limit of 32 blocks an SM
-// caps them at 1024 threads either way).
-// Rows that start mid-pack count their whole packs at most (CoveredCols; a row whose head is
-// split off holds one fewer).
+// Whether a bfloat16 block of 32 values a thread keeps floats between the passes (more
+// registers, fewer instructions) rather than converting in each pass: only blocks of 64 or 128
+// threads whose packs the row (nearly) fills gained in the sweep (docs/BENCHMARKS.md). Blocks
+// of 32 threads take the one-warp kernel, which keeps floats anyway.
 template <typename T>
 bool KeepsFloats(int64_t cols, int block) {
   constexpr int64_t kPacksPerThread = 32 / kBlockPack<T>;  // the blocks of 32 values it decides
