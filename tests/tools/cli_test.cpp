@@ -756,6 +756,15 @@ TEST_F(CliTest, BenchWithoutRepsIsAValueError) {
       << r.err;
 }
 
+TEST_F(CliTest, AnUnknownSweepIsAValueErrorNamingTheKnownOnes) {
+  const auto r = Run({"bench", "--sweep", "softmax-long", "--device", "cpu"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("oflite: ValueError: bench: unknown sweep 'softmax-long' (known: softmax, "
+                       "softmax-shapes)"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST_F(CliTest, BadDeviceString) {
   const std::string in = WriteInput("x.npy", {1, 2}, {2}, DataType::kFloat32);
   ExpectCallError({"run", "softmax", "--in", in, "--device", "gpu"}, "ValueError",

@@ -403,9 +403,81 @@ Maybe<BenchResult> BenchSweepFunction(const char* name, const Shape& shape, Data
   return r;
 }
 
+// The second sweep: shapes people run (vocabulary rows, a non-last dim, a few very long rows),
+// each beside a copy of its bytes under the same flush. "x copy" is the call's time over the
+// copy's, "line" the most it may be; a call over a non-last dim moves its bytes three times
+// (transpose, softmax, transpose back), so its line is set against three copies.
+struct ShapeCase {
+  const char* function;
+  Shape shape;
+  int64_t dim;
+  DataType dtype;
+};
+constexpr int64_t kFewRows = 132;  // an H200's SMs
+const ShapeCase kSoftmaxShapes[] = {
+    {"softmax", Shape{4096, 128256}, -1, DataType::kBFloat16},
+    {"log_softmax", Shape{2048, 151936}, -1, DataType::kFloat32},
+    {"softmax", Shape{1024, 32000}, -1, DataType::kFloat16},
+    {"log_softmax", Shape{4096, 50257}, -1, DataType::kBFloat16},
+    {"softmax", Shape{1024, 262143}, -1, DataType::kFloat16},
+    {"softmax", Shape{16, 256, 4096}, 1, DataType::kFloat32},
+    {"softmax", Shape{128, 64, 1024}, 0, DataType::kFloat16},
+    {"softmax", Shape{32, 128, 128, 64}, 1, DataType::kBFloat16},
+    {"softmax", Shape{2, 1048576}, -1, DataType::kFloat32},
+    {"softmax", Shape{8, 524288}, -1, DataType::kFloat32},
+    {"log_softmax", Shape{4, 1048579}, -1, DataType::kBFloat16},
+    {"softmax", Shape{1, 4194307}, -1, DataType::kFloat32},
+};
+
+Maybe<void> SweepSoftmaxShapes(const BenchOptions& options, const Device& device, Timing* timing) {
+  if (!options.json) {
+    std::printf("%-12s %-22s %4s %9s %10s %10s %8s %6s %4s  %s\n", "function", "shape", "dim",
+                "dtype", "ms", "copy ms", "x copy", "line", "met", "impl");
+  }
+  for (const ShapeCase& c : kSoftmaxShapes) {
+    const FunctionEntry* f = nullptr;
+    OFLITE_ASSIGN_OR_RETURN(f, FindFunction(c.function));
+    AttrMap args;
+    OFLITE_ASSIGN_OR_RETURN(args, ParseArgs(*f, {"dim=" + std::to_string(c.dim)}));
+    BenchResult r;
+    OFLITE_ASSIGN_OR_RETURN(r, BenchFunction(*f, args, c.shape, {c.shape}, c.dtype, device,
+                                             options.warmup, options.reps, timing, BenchCall()));
+    const size_t bytes = static_cast<size_t>(c.shape.elem_cnt()) * DataTypeSize(c.dtype);
+    BenchResult copy;
+    OFLITE_ASSIGN_OR_RETURN(copy, BenchCopy(device, bytes, options.warmup, options.reps, timing));
+    const bool moved = c.dim != -1 && c.dim != c.shape.rank() - 1;
+    // The issue-28 lines: 90% of a copy for rows of vocabulary length, twice a copy for fewer
+    // rows than SMs, 1.3 x three copies over a non-last dim.
+    const int64_t rows = c.shape.elem_cnt() / c.shape[c.shape.rank() - 1];
+    const double line = moved ? 3 * 1.3 : rows < kFewRows ? 2.0 : 1 / 0.9;
+    const double ratio = r.median_ms / copy.median_ms;
+    if (options.json) {
+      std::cout << "{\"sweep\": \"softmax-shapes\", \"function\": \"" << c.function
+                << "\", \"shape\": [" << Join(c.shape.dims(), ", ") << "], \"dim\": " << c.dim
+                << ", \"dtype\": \"" << DataTypeName(c.dtype) << "\", \"ms\": " << r.median_ms
+                << ", \"copy_ms\": " << copy.median_ms << ", \"line\": " << line << ", \"impl\": \""
+                << r.impl << "\"}\n";
+      continue;
+    }
+    std::printf("%-12s %-22s %4lld %9s %10.4f %10.4f %8.2f %6.2f %4s  %s\n", c.function,
+                c.shape.ToString().c_str(), static_cast<long long>(c.dim), DataTypeName(c.dtype),
+                r.median_ms, copy.median_ms, ratio, line, ratio <= line ? "yes" : "no",
+                r.impl.c_str());
+  }
+  return Ok();
+}
+
 Maybe<void> Sweep(const BenchOptions& options) {
-  OFLITE_CHECK_OR_RETURN(options.sweep == "softmax", ValueError)
-      << "bench: unknown sweep '" << options.sweep << "' (known: softmax)";
+  OFLITE_CHECK_OR_RETURN(options.sweep == "softmax" || options.sweep == "softmax-shapes",
+                         ValueError)
+      << "bench: unknown sweep '" << options.sweep << "' (known: softmax, softmax-shapes)";
+  if (options.sweep == "softmax-shapes") {
+    Device device;
+    OFLITE_ASSIGN_OR_RETURN(device, BenchDevice(options.device));
+    Timing timing;
+    OFLITE_ASSIGN_OR_RETURN(timing, MakeTiming(device));
+    return SweepSoftmaxShapes(options, device, &timing);
+  }
   Device device;
   OFLITE_ASSIGN_OR_RETURN(device, BenchDevice(options.device));
   Timing timing;

@@ -30,7 +30,9 @@ void AddBench(CLI::App* app, BenchOptions* o) {
                     "untimed calls first (on the CPU, also at least 0.2 s of them)");
   bench->add_option("--reps", o->reps, "timed calls (the median is reported)");
   bench->add_flag("--json", o->json, "one JSON object per result");
-  bench->add_option("--sweep", o->sweep, "softmax: the rows=49152 sweep in docs/BENCHMARKS.md");
+  bench->add_option("--sweep", o->sweep,
+                    "softmax: the rows=49152 sweep; softmax-shapes: vocabulary rows, non-last "
+                    "dims, few long rows");
   bench->add_option("--impl", o->impl, "softmax path: auto|warp|register|smem|uncached");
   bench->add_flag("--overhead", o->overhead,
                   "Host time per call of add, softmax and matmul on tiny tensors");
