@@ -118,7 +118,7 @@ void ExpectSameElements(const std::vector<double>& actual, const std::vector<dou
 }
 
 // Runs the CUDA permute primitive on fresh device tensors and compares with the reference;
-// `path` (copy | tiled | general), when given, is the path the launch must report.
+// `path` (copy | tiled | tiled pairs | general), when given, is the path the launch must report.
 void CheckCudaPermute(const Shape& shape, const std::vector<int64_t>& perm, DataType dtype,
                       const std::string& path = "") {
   primitive::LaunchNotes notes;  // what each launch chose, as a trace sees it
@@ -254,6 +254,16 @@ TEST_F(CudaPermuteTest, ManyTilesOfABatchedTranspose) {
   for (DataType dtype :
        {DataType::kFloat32, DataType::kFloat16, DataType::kInt64, DataType::kUInt8}) {
     CheckCudaPermute(Shape{7, 1025, 513}, {0, 2, 1}, dtype, "tiled");
+  }
+  // 16-bit matrices of even rows and columns move two elements a word: whole and partial 64 x 64
+  // tiles, a short side of 2, and the permutes a softmax over dim 0 or 1 makes.
+  for (DataType dtype : {DataType::kFloat16, DataType::kBFloat16}) {
+    CheckCudaPermute(Shape{3, 130, 66}, {0, 2, 1}, dtype, "tiled pairs");
+    CheckCudaPermute(Shape{2, 4098}, {1, 0}, dtype, "tiled pairs");
+    CheckCudaPermute(Shape{128, 64, 1024}, {1, 2, 0}, dtype, "tiled pairs");
+    CheckCudaPermute(Shape{64, 1024, 128}, {2, 0, 1}, dtype, "tiled pairs");
+    CheckCudaPermute(Shape{4, 6, 8, 10}, {0, 2, 3, 1}, dtype, "tiled pairs");
+    CheckCudaPermute(Shape{130, 67}, {1, 0}, dtype, "tiled");  // an odd side: one a word
   }
   CheckCudaPermute(Shape{1000, 3}, {1, 0}, DataType::kFloat32, "tiled");
   CheckCudaPermute(Shape{2, 31}, {1, 0}, DataType::kFloat64, "tiled");

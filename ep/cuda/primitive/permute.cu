@@ -41,8 +41,11 @@ class CudaPermute final : public primitive::Permute {
                                            properties.sm_count, properties.max_threads_per_sm),
         plan.path == permute_kernels::PermutePath::kCopy ? "permute: cudaMemcpyAsync"
                                                          : "permute kernel launch"));
-    // The path, for a trace: copy | tiled | general.
-    NoteLaunch([&] { return std::string(permute_kernels::PermutePathName(plan.path)); });
+    // The path, for a trace: copy | tiled | tiled pairs | general.
+    NoteLaunch([&] {
+      return std::string(permute_kernels::PermutePathName(plan.path)) +
+             (plan.pairs ? " pairs" : "");
+    });
     return Ok();
   }
 

@@ -5,7 +5,8 @@
 //   kCopy   the simplified permutation is the identity: one device-to-device cudaMemcpyAsync;
 //   kTiled  the last two dims swap behind in-order batch dims, (B, R, C) -> (B, C, R): a 32x32
 //           shared-memory tile per block, padded by one word against bank conflicts, so that
-//           both the loads and the stores are coalesced;
+//           both the loads and the stores are coalesced (16-bit elements of even R and C: a
+//           64x64 tile moved two elements a word);
 //   kGeneral any other permutation: one thread per output element (grid-stride), the output
 //           index decomposed by fixed-size stride arrays into the input offset. When the last
 //           axis stays last, its elements move as wider words (up to 16 bytes) where the row
@@ -237,6 +238,80 @@ cudaError_t LaunchBatchTranspose(cudaStream_t stream, int64_t batch, int64_t row
 }
 
 // ---------------------------------------------------------------------------------------------
+// Tiled batched transpose of 16-bit elements in pairs: a tile of 64 x 64 elements, each load and
+// store a 32-bit word of two neighbours, so a warp moves 128 bytes of a row on both sides (one
+// element a thread moves half that per instruction). Rows and cols even, pointers 4-byte aligned.
+template <int kBlockRows>
+__global__ void __launch_bounds__(kTileDim* kBlockRows)
+    BatchTransposePairsKernel(const uint16_t* __restrict__ src, uint16_t* __restrict__ dst,
+                              int64_t rows, int64_t cols, int64_t tile_cols,
+                              int64_t tiles_per_matrix, int64_t num_tiles) {
+  constexpr int kTile = 2 * kTileDim;
+  constexpr int kSteps = kTile / kBlockRows;
+  // Rows of 66 elements (33 words): the word stores of the load phase hit 32 banks.
+  __shared__ __align__(4) uint16_t tile[kTile][kTile + 2];
+  const int tx = static_cast<int>(threadIdx.x);
+  const int ty = static_cast<int>(threadIdx.y);
+  const int64_t matrix_size = rows * cols;
+  for (int64_t t = blockIdx.x; t < num_tiles; t += gridDim.x) {
+    const int64_t batch = t / tiles_per_matrix;
+    const int64_t in_matrix = t - batch * tiles_per_matrix;
+    const int64_t tile_row = in_matrix / tile_cols;
+    const int64_t row0 = tile_row * kTile;
+    const int64_t col0 = (in_matrix - tile_row * tile_cols) * kTile;
+    const uint16_t* src_matrix = src + batch * matrix_size;
+    uint16_t* dst_matrix = dst + batch * matrix_size;
+    // Load: a warp reads 64 consecutive elements of one source row as 32 words.
+    const int64_t col = col0 + 2 * tx;
+    if (col < cols) {  // cols is even: the pair's second element is in the row too
+#pragma unroll
+      for (int k = 0; k < kSteps; ++k) {
+        const int r = ty + k * kBlockRows;
+        if (row0 + r < rows) {
+          *reinterpret_cast<uint32_t*>(&tile[r][2 * tx]) =
+              *reinterpret_cast<const uint32_t*>(src_matrix + (row0 + r) * cols + col);
+        }
+      }
+    }
+    __syncthreads();
+    // Store: a warp writes 64 consecutive elements of one destination row (a source column),
+    // each word two source rows' elements.
+    const int64_t row = row0 + 2 * tx;
+    if (row < rows) {  // rows is even, as above
+#pragma unroll
+      for (int k = 0; k < kSteps; ++k) {
+        const int c = ty + k * kBlockRows;
+        if (col0 + c < cols) {
+          const uint32_t word = static_cast<uint32_t>(tile[2 * tx][c]) |
+                                static_cast<uint32_t>(tile[2 * tx + 1][c]) << 16;
+          *reinterpret_cast<uint32_t*>(dst_matrix + (col0 + c) * rows + row) = word;
+        }
+      }
+    }
+    __syncthreads();  // the tile is refilled by the next iteration
+  }
+}
+
+template <int kBlockRows = 4>
+cudaError_t LaunchBatchTransposePairs(cudaStream_t stream, int64_t batch, int64_t rows,
+                                      int64_t cols, const void* src, void* dst, int sm_count,
+                                      int max_threads_per_sm) {
+  constexpr int kTile = 2 * kTileDim;
+  const int64_t tile_cols = (cols + kTile - 1) / kTile;
+  const int64_t tiles_per_matrix = (rows + kTile - 1) / kTile * tile_cols;
+  const int64_t num_tiles = batch * tiles_per_matrix;
+  if (num_tiles == 0) {
+    return cudaSuccess;
+  }
+  const dim3 block(kTileDim, kBlockRows);
+  const int grid = NumBlocks(num_tiles, kTileDim * kBlockRows, sm_count, max_threads_per_sm);
+  BatchTransposePairsKernel<kBlockRows>
+      <<<grid, block, 0, stream>>>(static_cast<const uint16_t*>(src), static_cast<uint16_t*>(dst),
+                                   rows, cols, tile_cols, tiles_per_matrix, num_tiles);
+  return cudaGetLastError();
+}
+
+// ---------------------------------------------------------------------------------------------
 // General permute. kRank > 0: exactly that rank, fully unrolled; kRank == 0: any rank up to
 // kMaxDims, read from the params.
 template <typename Index, int kRank>
@@ -350,6 +425,7 @@ cudaError_t LaunchGeneralPermute(cudaStream_t stream, const SimplePermutation& p
 struct PermutePlan {
   PermutePath path = PermutePath::kNone;  // kNone: nothing to move (an empty tensor)
   int word_bytes = 0;                     // the size the kernels move elements in
+  bool pairs = false;                     // tiled: 16-bit elements moved two a word
   int64_t count = 0;                      // words to move
   SimplePermutation permutation;          // in words; tiled: (batch, rows, cols) or (rows, cols)
 };
@@ -377,6 +453,9 @@ inline PermutePlan PlanPermute(int elem_bytes, int num_dims, const int64_t* dims
   // After merging, in-order leading axes form one batch axis: rank 2 is (1, 0), rank 3 (0, 2, 1).
   if (p.perm[r - 1] == r - 2 && p.perm[r - 2] == r - 1 && (r == 2 || (r == 3 && p.perm[0] == 0))) {
     plan.path = PermutePath::kTiled;
+    const auto address_bits = reinterpret_cast<uintptr_t>(src) | reinterpret_cast<uintptr_t>(dst);
+    plan.pairs = elem_bytes == 2 && p.dims[r - 1] % 2 == 0 && p.dims[r - 2] % 2 == 0 &&
+                 address_bits % 4 == 0;
     return plan;
   }
   plan.path = PermutePath::kGeneral;
@@ -415,8 +494,10 @@ inline cudaError_t LaunchPermutePlan(cudaStream_t stream, const PermutePlan& pla
           return LaunchBatchTranspose<1>(stream, batch, rows, cols, src, dst, sm_count,
                                          max_threads_per_sm);
         case 2:
-          return LaunchBatchTranspose<2>(stream, batch, rows, cols, src, dst, sm_count,
-                                         max_threads_per_sm);
+          return plan.pairs ? LaunchBatchTransposePairs(stream, batch, rows, cols, src, dst,
+                                                        sm_count, max_threads_per_sm)
+                            : LaunchBatchTranspose<2>(stream, batch, rows, cols, src, dst, sm_count,
+                                                      max_threads_per_sm);
         case 4:
           return LaunchBatchTranspose<4>(stream, batch, rows, cols, src, dst, sm_count,
                                          max_threads_per_sm);
