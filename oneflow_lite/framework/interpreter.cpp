@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 
 #include "oneflow_lite/common/join.h"
 #include "oneflow_lite/ep/device.h"
@@ -181,12 +182,11 @@ Maybe<void> RunStep(const CallEntry& entry, const CachedStep& step, const Tensor
   const bool tracing = !live_traces.empty();
   KernelComputeContext ctx(step.schema, inputs, outputs, &step.attrs,
                            entry.ep_device->default_stream(), tracing);
+  std::optional<primitive::LaunchNotes> notes;  // what the kernel's launches choose, when traced
   if (tracing) {
-    const primitive::LaunchNotes notes;  // what the kernel's launches choose
-    OFLITE_JUST(step.kernel->Compute(&ctx));
-  } else {
-    OFLITE_JUST(step.kernel->Compute(&ctx));
+    notes.emplace();
   }
+  OFLITE_JUST(step.kernel->Compute(&ctx));
   if (tracing) {
     live_traces.back()->Add(
         {step.schema->name(), step.attrs, entry.device, step.kernel_name, ctx.primitives()});

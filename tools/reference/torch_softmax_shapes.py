@@ -12,27 +12,14 @@ import sys
 
 import torch
 
+from cuda_timing import flush_buffer, median_ms
+
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
 FUNCTIONS = {"softmax": torch.softmax, "log_softmax": torch.log_softmax}
 
 
-def median_ms(fn, flush, reps=50, warmup=10):
-    for _ in range(warmup):
-        fn()
-    times = []
-    for rep in range(reps):
-        flush.fill_(rep + 1.0)
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return sorted(times)[len(times) // 2]
-
-
 def main(path):
-    flush = torch.empty(512 << 18, dtype=torch.float32, device="cuda")  # 512 MB
+    flush = flush_buffer()
     print(f"{'function':12} {'shape':22} {'dim':>4} {'dtype':>9} {'ours ms':>9} {'torch ms':>9} "
           f"{'copy ms':>9} {'ours/torch':>10}  impl")
     with open(path) as lines:

@@ -17,6 +17,8 @@ import torch
 import triton
 import triton.language as tl
 
+from cuda_timing import flush_buffer, median_ms
+
 ROWS = 49152
 SWEEP_COLS = (32, 64, 128, 256, 512, 1000, 1024, 1025, 2048, 3000, 4096, 8192, 12345, 16384, 32768)
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
@@ -38,28 +40,13 @@ def softmax_rows(x_ptr, y_ptr, n_cols, BLOCK: tl.constexpr, LOG: tl.constexpr):
     tl.store(y_ptr + row * n_cols + offs, out.to(y_ptr.dtype.element_ty), mask=mask)
 
 
-def median_ms(fn, flush, reps=50, warmup=10):
-    for _ in range(warmup):
-        fn()
-    times = []
-    for rep in range(reps):
-        flush.fill_(rep + 1.0)
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return sorted(times)[len(times) // 2]
-
-
 def warp_counts(block):
     counts = [w for w in (1, 2, 4, 8, 16, 32) if 4 <= block // (32 * w) <= 64]
     return counts or [max(1, min(32, block // 128))]
 
 
 def main(specs):
-    flush = torch.empty(128 << 20, dtype=torch.float32, device="cuda")  # 512 MB, 10x the L2
+    flush = flush_buffer()
     for spec in specs:
         name, cols = spec.split(":")
         cols = int(cols)

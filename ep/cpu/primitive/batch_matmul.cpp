@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -134,21 +135,17 @@ class BatchMatmulImpl final : public primitive::BatchMatmul {
                             double leaky_alpha, void* c) override {
     using primitive::BiasActivation;
     using primitive::UnaryOp;
+    NoteLaunch([&] { return Describe(EpilogueName(activation)); });
     switch (activation) {
       case BiasActivation::kNone:
-        NoteLaunch([&] { return Describe(" + bias"); });
         return GemmBiasAct(m, n, k, a, b, bias, c, [](C v) { return v; });
       case BiasActivation::kRelu:
-        NoteLaunch([&] { return Describe(" + bias, relu"); });
         return GemmBiasAct(m, n, k, a, b, bias, c, Functor<UnaryOp::kRelu>(leaky_alpha));
       case BiasActivation::kGelu:
-        NoteLaunch([&] { return Describe(" + bias, gelu"); });
         return GemmBiasAct(m, n, k, a, b, bias, c, Functor<UnaryOp::kGelu>(leaky_alpha));
       case BiasActivation::kGeluTanh:
-        NoteLaunch([&] { return Describe(" + bias, gelu_tanh"); });
         return GemmBiasAct(m, n, k, a, b, bias, c, Functor<UnaryOp::kGeluTanh>(leaky_alpha));
       case BiasActivation::kLeakyRelu:
-        NoteLaunch([&] { return Describe(" + bias, leaky_relu"); });
         return GemmBiasAct(m, n, k, a, b, bias, c, Functor<UnaryOp::kLeakyRelu>(leaky_alpha));
     }
     return OFLITE_ERROR(ValueError)
@@ -156,6 +153,13 @@ class BatchMatmulImpl final : public primitive::BatchMatmul {
   }
 
  private:
+  // What LaunchBiasAct fuses after the GEMM, in BiasActivation's order.
+  static const char* EpilogueName(primitive::BiasActivation activation) {
+    constexpr const char* kNames[] = {" + bias", " + bias, relu", " + bias, gelu",
+                                      " + bias, gelu_tanh", " + bias, leaky_relu"};
+    const auto i = static_cast<size_t>(activation);
+    return i < std::size(kNames) ? kNames[i] : "";
+  }
   // The GEMM that runs ("onednn sgemm nt") and what is fused after it, for a trace.
   std::string Describe(const char* epilogue) const {
     return std::string(std::is_same_v<T, double> ? "openblas dgemm" : "onednn sgemm") + " " +

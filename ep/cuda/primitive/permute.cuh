@@ -149,25 +149,45 @@ inline int NumBlocks(int64_t blocks_of_work, int block_size, int sm_count, int m
 }
 
 // ---------------------------------------------------------------------------------------------
+// The tiles of `batch` matrices of (rows, cols), dim x dim each, numbered matrix by matrix and
+// row by row within one.
+struct TileGrid {
+  int64_t tile_cols;
+  int64_t tiles_per_matrix;
+  int64_t num_tiles;
+};
+inline TileGrid MakeTileGrid(int64_t batch, int64_t rows, int64_t cols, int dim) {
+  const int64_t tile_cols = (cols + dim - 1) / dim;
+  const int64_t tiles_per_matrix = (rows + dim - 1) / dim * tile_cols;
+  return {tile_cols, tiles_per_matrix, batch * tiles_per_matrix};
+}
+// Where tile t starts: its matrix, first row and first column.
+struct TileOrigin {
+  int64_t batch, row0, col0;
+};
+__device__ __forceinline__ TileOrigin TileAt(const TileGrid& grid, int64_t t, int dim) {
+  const int64_t batch = t / grid.tiles_per_matrix;
+  const int64_t in_matrix = t - batch * grid.tiles_per_matrix;
+  const int64_t tile_row = in_matrix / grid.tile_cols;
+  return {batch, tile_row * dim, (in_matrix - tile_row * grid.tile_cols) * dim};
+}
+
+// ---------------------------------------------------------------------------------------------
 // Tiled batched transpose: src (batch, rows, cols) -> dst (batch, cols, rows).
 // Block (kTileDim, kBlockRows); each thread moves kTileDim / kBlockRows elements of a tile in
 // and out. Blocks stride over the tiles of all matrices.
 template <typename W, int kBlockRows>
 __global__ void __launch_bounds__(kTileDim* kBlockRows)
     BatchTransposeKernel(const W* __restrict__ src, W* __restrict__ dst, int64_t rows, int64_t cols,
-                         int64_t tile_cols, int64_t tiles_per_matrix, int64_t num_tiles) {
+                         const TileGrid grid) {
   static_assert(kTileDim % kBlockRows == 0, "a tile is a whole number of block rows");
   constexpr int kSteps = kTileDim / kBlockRows;
   __shared__ W tile[kTileDim][kTileDim + 1];
   const int tx = static_cast<int>(threadIdx.x);
   const int ty = static_cast<int>(threadIdx.y);
   const int64_t matrix_size = rows * cols;
-  for (int64_t t = blockIdx.x; t < num_tiles; t += gridDim.x) {
-    const int64_t batch = t / tiles_per_matrix;
-    const int64_t in_matrix = t - batch * tiles_per_matrix;
-    const int64_t tile_row = in_matrix / tile_cols;
-    const int64_t row0 = tile_row * kTileDim;
-    const int64_t col0 = (in_matrix - tile_row * tile_cols) * kTileDim;
+  for (int64_t t = blockIdx.x; t < grid.num_tiles; t += gridDim.x) {
+    const auto [batch, row0, col0] = TileAt(grid, t, kTileDim);
     const W* src_matrix = src + batch * matrix_size;
     W* dst_matrix = dst + batch * matrix_size;
     // Load: a warp reads kTileDim consecutive words of one source row.
@@ -222,18 +242,14 @@ template <int kWordBytes, int kBlockRows = 4>
 cudaError_t LaunchBatchTranspose(cudaStream_t stream, int64_t batch, int64_t rows, int64_t cols,
                                  const void* src, void* dst, int sm_count, int max_threads_per_sm) {
   using W = typename WordOf<kWordBytes>::type;
-  const int64_t tile_rows = (rows + kTileDim - 1) / kTileDim;
-  const int64_t tile_cols = (cols + kTileDim - 1) / kTileDim;
-  const int64_t tiles_per_matrix = tile_rows * tile_cols;
-  const int64_t num_tiles = batch * tiles_per_matrix;
-  if (num_tiles == 0) {
+  const TileGrid tiles = MakeTileGrid(batch, rows, cols, kTileDim);
+  if (tiles.num_tiles == 0) {
     return cudaSuccess;
   }
   const dim3 block(kTileDim, kBlockRows);
-  const int grid = NumBlocks(num_tiles, kTileDim * kBlockRows, sm_count, max_threads_per_sm);
-  BatchTransposeKernel<W, kBlockRows>
-      <<<grid, block, 0, stream>>>(static_cast<const W*>(src), static_cast<W*>(dst), rows, cols,
-                                   tile_cols, tiles_per_matrix, num_tiles);
+  const int grid = NumBlocks(tiles.num_tiles, kTileDim * kBlockRows, sm_count, max_threads_per_sm);
+  BatchTransposeKernel<W, kBlockRows><<<grid, block, 0, stream>>>(
+      static_cast<const W*>(src), static_cast<W*>(dst), rows, cols, tiles);
   return cudaGetLastError();
 }
 
@@ -244,8 +260,7 @@ cudaError_t LaunchBatchTranspose(cudaStream_t stream, int64_t batch, int64_t row
 template <int kBlockRows>
 __global__ void __launch_bounds__(kTileDim* kBlockRows)
     BatchTransposePairsKernel(const uint16_t* __restrict__ src, uint16_t* __restrict__ dst,
-                              int64_t rows, int64_t cols, int64_t tile_cols,
-                              int64_t tiles_per_matrix, int64_t num_tiles) {
+                              int64_t rows, int64_t cols, const TileGrid grid) {
   constexpr int kTile = 2 * kTileDim;
   constexpr int kSteps = kTile / kBlockRows;
   // Rows of 66 elements (33 words): the word stores of the load phase hit 32 banks.
@@ -253,12 +268,8 @@ __global__ void __launch_bounds__(kTileDim* kBlockRows)
   const int tx = static_cast<int>(threadIdx.x);
   const int ty = static_cast<int>(threadIdx.y);
   const int64_t matrix_size = rows * cols;
-  for (int64_t t = blockIdx.x; t < num_tiles; t += gridDim.x) {
-    const int64_t batch = t / tiles_per_matrix;
-    const int64_t in_matrix = t - batch * tiles_per_matrix;
-    const int64_t tile_row = in_matrix / tile_cols;
-    const int64_t row0 = tile_row * kTile;
-    const int64_t col0 = (in_matrix - tile_row * tile_cols) * kTile;
+  for (int64_t t = blockIdx.x; t < grid.num_tiles; t += gridDim.x) {
+    const auto [batch, row0, col0] = TileAt(grid, t, kTile);
     const uint16_t* src_matrix = src + batch * matrix_size;
     uint16_t* dst_matrix = dst + batch * matrix_size;
     // Load: a warp reads 64 consecutive elements of one source row as 32 words.
@@ -296,18 +307,14 @@ template <int kBlockRows = 4>
 cudaError_t LaunchBatchTransposePairs(cudaStream_t stream, int64_t batch, int64_t rows,
                                       int64_t cols, const void* src, void* dst, int sm_count,
                                       int max_threads_per_sm) {
-  constexpr int kTile = 2 * kTileDim;
-  const int64_t tile_cols = (cols + kTile - 1) / kTile;
-  const int64_t tiles_per_matrix = (rows + kTile - 1) / kTile * tile_cols;
-  const int64_t num_tiles = batch * tiles_per_matrix;
-  if (num_tiles == 0) {
+  const TileGrid tiles = MakeTileGrid(batch, rows, cols, 2 * kTileDim);
+  if (tiles.num_tiles == 0) {
     return cudaSuccess;
   }
   const dim3 block(kTileDim, kBlockRows);
-  const int grid = NumBlocks(num_tiles, kTileDim * kBlockRows, sm_count, max_threads_per_sm);
-  BatchTransposePairsKernel<kBlockRows>
-      <<<grid, block, 0, stream>>>(static_cast<const uint16_t*>(src), static_cast<uint16_t*>(dst),
-                                   rows, cols, tile_cols, tiles_per_matrix, num_tiles);
+  const int grid = NumBlocks(tiles.num_tiles, kTileDim * kBlockRows, sm_count, max_threads_per_sm);
+  BatchTransposePairsKernel<kBlockRows><<<grid, block, 0, stream>>>(
+      static_cast<const uint16_t*>(src), static_cast<uint16_t*>(dst), rows, cols, tiles);
   return cudaGetLastError();
 }
 
