@@ -12,7 +12,17 @@
 namespace oflite {
 namespace ep {
 
-enum class SoftmaxImpl { kAuto, kWarp, kBlockRegister, kBlockSmem, kBlockUncached };
+// kSplitRows: each row split over several blocks, two passes (float64 keeps its one kernel);
+// kCluster: a row per thread-block cluster (forward, 16-byte aligned tensors).
+enum class SoftmaxImpl {
+  kAuto,
+  kWarp,
+  kBlockRegister,
+  kBlockSmem,
+  kBlockUncached,
+  kSplitRows,
+  kCluster
+};
 
 void SetSoftmaxImplOverride(SoftmaxImpl impl);
 SoftmaxImpl GetSoftmaxImplOverride();

@@ -20,11 +20,21 @@ Maybe<void> CheckFloating(const char* call, const char* arg, const Tensor& t) {
   return Ok();
 }
 
-// The permutation that swaps `dim` with the last axis; it is its own inverse.
-std::vector<int64_t> SwapWithLast(int64_t dim, int64_t rank) {
+// The permutation that moves `dim` last, the others keeping their order, and its inverse. Each
+// merges to a batched 2-D transpose, (before, dim, after) <-> (before, after, dim), the permute
+// kernel's tiled path; swapping `dim` with the last axis instead reverses three merged dims,
+// which only the general kernel serves.
+std::vector<int64_t> MoveToLast(int64_t dim, int64_t rank) {
   std::vector<int64_t> perm(static_cast<size_t>(rank));
   std::iota(perm.begin(), perm.end(), 0);
-  std::swap(perm[static_cast<size_t>(dim)], perm.back());
+  perm.erase(perm.begin() + dim);
+  perm.push_back(dim);
+  return perm;
+}
+std::vector<int64_t> MoveBackFromLast(int64_t dim, int64_t rank) {
+  std::vector<int64_t> perm(static_cast<size_t>(rank - 1));
+  std::iota(perm.begin(), perm.end(), 0);
+  perm.insert(perm.begin() + dim, rank - 1);
   return perm;
 }
 
@@ -37,15 +47,17 @@ Maybe<std::vector<CompositeStep>> OverDimSteps(const char* op_type,
                                                const AttrMap& attrs) {
   int64_t dim = 0;
   OFLITE_ASSIGN_OR_RETURN(dim, attrs.Get<int64_t>(kDim));
-  const AttrMap swap = {{ops::kTransposePerm, SwapWithLast(dim, inputs[0].shape.rank())}};
+  const int64_t rank = inputs[0].shape.rank();
+  const AttrMap to_last = {{ops::kTransposePerm, MoveToLast(dim, rank)}};
+  const AttrMap back = {{ops::kTransposePerm, MoveBackFromLast(dim, rank)}};
   std::vector<CompositeStep> steps;
   CompositeStep op{op_type, {}, {}};
   for (size_t i = 0; i < inputs.size(); ++i) {
-    steps.push_back({ops::kTransposeOp, swap, {i}});
+    steps.push_back({ops::kTransposeOp, to_last, {i}});
     op.args.push_back(inputs.size() + i);
   }
   steps.push_back(op);
-  steps.push_back({ops::kTransposeOp, swap, {2 * inputs.size()}});
+  steps.push_back({ops::kTransposeOp, back, {2 * inputs.size()}});
   return steps;
 }
 

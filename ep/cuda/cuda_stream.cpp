@@ -47,8 +47,8 @@ CudaStream::~CudaStream() {
   if (cublas_lt_handle_ != nullptr) {
     cublasLtDestroy(cublas_lt_handle_);
   }
-  if (cublas_lt_workspace_ != nullptr) {
-    cudaFree(cublas_lt_workspace_);
+  if (workspace_ != nullptr) {
+    cudaFree(workspace_);
   }
   cudaStreamDestroy(stream_);
   cudaGetLastError();
@@ -106,14 +106,14 @@ Maybe<cublasLtHandle_t> CudaStream::cublas_lt_handle() {
   return cublas_lt_handle_;
 }
 
-Maybe<void*> CudaStream::cublas_lt_workspace() {
+Maybe<void*> CudaStream::workspace() {
   std::lock_guard<std::mutex> lock(blas_mutex_);
-  if (cublas_lt_workspace_ == nullptr) {
+  if (workspace_ == nullptr) {
     OFLITE_JUST(SetDevice());
-    OFLITE_JUST(CudaCheck(cudaMalloc(&cublas_lt_workspace_, kCublasLtWorkspaceBytes),
-                          "cudaMalloc (cuBLASLt workspace)"));
+    OFLITE_JUST(CudaCheck(cudaMalloc(&workspace_, kWorkspaceBytes),
+                          "cudaMalloc (stream workspace)"));
   }
-  return cublas_lt_workspace_;
+  return workspace_;
 }
 
 namespace {

@@ -56,10 +56,11 @@ class CudaStream final : public Stream {
   // bound to this stream; cuBLASLt takes the stream per call.
   Maybe<cublasHandle_t> cublas_handle();
   Maybe<cublasLtHandle_t> cublas_lt_handle();
-  // Scratch memory for cublasLtMatmul, kCublasLtWorkspaceBytes, allocated on first use. Only
-  // work queued on this stream may use it (stream order keeps the uses apart).
-  static constexpr size_t kCublasLtWorkspaceBytes = size_t{32} << 20;
-  Maybe<void*> cublas_lt_workspace();
+  // Scratch memory for the stream's kernels (cublasLtMatmul's workspace, the split softmax's
+  // partials), kWorkspaceBytes, allocated on first use. Only work queued on this stream may use
+  // it (stream order keeps the uses apart).
+  static constexpr size_t kWorkspaceBytes = size_t{32} << 20;
+  Maybe<void*> workspace();
 
  private:
   CudaStream(int device_index, cudaStream_t stream, const CudaDeviceProperties* properties)
@@ -72,7 +73,7 @@ class CudaStream final : public Stream {
   std::mutex blas_mutex_;
   cublasHandle_t cublas_handle_ = nullptr;
   cublasLtHandle_t cublas_lt_handle_ = nullptr;
-  void* cublas_lt_workspace_ = nullptr;
+  void* workspace_ = nullptr;
 };
 
 }  // namespace ep

@@ -94,11 +94,23 @@ const Shape2 kShapes[] = {{1, 1},     {7, 31},    {64, 1024}, {3, 1025}, {4, 103
 // as stored (2 bytes an element for 16-bit types), when the row (and dy's for backward) fits in
 // the 227 KB a Hopper block may opt into, less a little for the block reductions; past that, to
 // the uncached kernel.
+// Forced split rows take any shape but float64; a forced cluster any forward row up to 8 CTAs
+// of 1024 threads of 8 packs. (By default both take only tensors larger than these shapes:
+// LongAndFewRowsThroughTheDispatch.)
 std::string ExpectedPath(SoftmaxImpl impl, DataType dtype, int64_t cols, bool backward) {
   if (dtype == DataType::kFloat64 || impl == SoftmaxImpl::kBlockUncached) {
     return "uncached";
   }
   const bool float32 = dtype == DataType::kFloat32;
+  if (impl == SoftmaxImpl::kSplitRows) {
+    return "split";
+  }
+  if (impl == SoftmaxImpl::kCluster) {
+    if (!backward && cols <= 8 * 1024 * 8 * (float32 ? 4 : 8)) {
+      return "cluster";
+    }
+    impl = SoftmaxImpl::kAuto;
+  }
   const int64_t pack = float32 ? 4 : 8;
   const bool packed = cols % pack == 0;
   // float32 rows that start mid-pack need a pack less one columns at least (only the last
@@ -129,7 +141,9 @@ std::string ExpectedPath(SoftmaxImpl impl, DataType dtype, int64_t cols, bool ba
   return smem <= 227 * 1024 - 1024 ? "smem" : "uncached";
 }
 
-void CheckShape(SoftmaxImpl impl, DataType dtype, const Shape2& s, bool log, bool backward) {
+// Checks one call against the reference and that it ran on `path`.
+void CheckShapeOnPath(SoftmaxImpl impl, DataType dtype, const Shape2& s, bool log, bool backward,
+                      const std::string& path) {
   const Shape shape = {s.rows, s.cols};
   const size_t n = static_cast<size_t>(s.rows * s.cols);
   const uint64_t seed = static_cast<uint64_t>(s.rows * 131 + s.cols) + (log ? 7 : 0);
@@ -142,9 +156,7 @@ void CheckShape(SoftmaxImpl impl, DataType dtype, const Shape2& s, bool log, boo
     const RunResult r = RunOnCuda({MakeTensor(x, shape, dtype)}, log, false, 1);
     ExpectAllClose(r.values, ReferenceSoftmax(x, shape, 1, log), SoftmaxTolerance(dtype),
                    context + " " + r.launch, SmallestNormal(dtype), SoftmaxScale(x, shape, 1, log));
-    EXPECT_NE(r.launch.find("[" + ExpectedPath(impl, dtype, s.cols, false) + " "),
-              std::string::npos)
-        << context << ": " << r.launch;
+    EXPECT_NE(r.launch.find("[" + path + " "), std::string::npos) << context << ": " << r.launch;
   } else {
     const std::vector<double> y =
         RoundTo(ReferenceSoftmax(RandomValues(n, seed), shape, 1, log), dtype);
@@ -154,9 +166,12 @@ void CheckShape(SoftmaxImpl impl, DataType dtype, const Shape2& s, bool log, boo
     ExpectAllClose(r.values, ReferenceSoftmaxGrad(y, dy, shape, 1, log), SoftmaxTolerance(dtype),
                    context + " " + r.launch, SmallestNormal(dtype),
                    SoftmaxGradScale(y, dy, shape, 1, log));
-    EXPECT_NE(r.launch.find("[" + ExpectedPath(impl, dtype, s.cols, true) + " "), std::string::npos)
-        << context << ": " << r.launch;
+    EXPECT_NE(r.launch.find("[" + path + " "), std::string::npos) << context << ": " << r.launch;
   }
+}
+
+void CheckShape(SoftmaxImpl impl, DataType dtype, const Shape2& s, bool log, bool backward) {
+  CheckShapeOnPath(impl, dtype, s, log, backward, ExpectedPath(impl, dtype, s.cols, backward));
 }
 
 class CudaSoftmaxImplTest
@@ -184,6 +199,10 @@ std::string ImplName(SoftmaxImpl impl) {
       return "smem";
     case SoftmaxImpl::kBlockUncached:
       return "uncached";
+    case SoftmaxImpl::kSplitRows:
+      return "split";
+    case SoftmaxImpl::kCluster:
+      return "cluster";
     default:
       return "auto";
   }
@@ -193,7 +212,8 @@ INSTANTIATE_TEST_SUITE_P(
     EveryImplEveryDtype, CudaSoftmaxImplTest,
     ::testing::Combine(::testing::Values(SoftmaxImpl::kAuto, SoftmaxImpl::kWarp,
                                          SoftmaxImpl::kBlockRegister, SoftmaxImpl::kBlockSmem,
-                                         SoftmaxImpl::kBlockUncached),
+                                         SoftmaxImpl::kBlockUncached, SoftmaxImpl::kSplitRows,
+                                         SoftmaxImpl::kCluster),
                        ::testing::Values(DataType::kFloat32, DataType::kFloat64, DataType::kFloat16,
                                          DataType::kBFloat16)),
     [](const auto& info) {
@@ -207,7 +227,9 @@ TEST_F(CudaSoftmaxTest, ForcedPathsAreTheOnesThatRan) {
       {SoftmaxImpl::kWarp, "[warp pack=4"},
       {SoftmaxImpl::kBlockRegister, "[register pack=4"},
       {SoftmaxImpl::kBlockSmem, "[smem pack=4"},
-      {SoftmaxImpl::kBlockUncached, "[uncached pack=4"}};
+      {SoftmaxImpl::kBlockUncached, "[uncached pack=4"},
+      {SoftmaxImpl::kSplitRows, "[split pack=4 block=512 splits=1 held]"},
+      {SoftmaxImpl::kCluster, "[cluster pack=4 block=32 ctas=2 cols/thread=16]"}};
   for (const auto& [impl, expected] : cases) {
     ep::ScopedSoftmaxImpl forced(impl);
     const RunResult r = RunOnCuda({x}, false, false, 1);
@@ -305,6 +327,36 @@ TEST_F(CudaSoftmaxTest, RegisterPathBlocksLoopOverMoreRowsThanTheGrid) {
   }
 }
 
+// By default: a quarter as many rows as SMs or fewer, long and in a tensor of 2 MB or more,
+// split over blocks (forward and backward; a row of 2^20 + 3 columns, odd lengths); softmax rows
+// past 32768 columns (float32 to 65536, float16) in tensors of as many rows as SMs, a cluster a
+// row (bfloat16, log_softmax and the backward keep the block kernels).
+TEST_F(CudaSoftmaxTest, LongAndFewRowsThroughTheDispatch) {
+  const int64_t sms = Unwrap(ep::GetCudaDeviceProperties(0))->sm_count;
+  struct Case {
+    DataType dtype;
+    Shape2 shape;
+    std::string softmax, log_softmax, backward;
+  };
+  const Case cases[] = {{DataType::kFloat32, {1, (1 << 20) + 3}, "split", "split", "split"},
+                        {DataType::kBFloat16, {1, (1 << 20) + 3}, "split", "split", "split"},
+                        {DataType::kFloat16, {5, 300001}, "split", "split", "split"},
+                        {DataType::kFloat32, {sms / 4, 65536}, "split", "split", "split"},
+                        {DataType::kBFloat16, {sms, 40001}, "smem", "smem", "smem"},
+                        {DataType::kFloat32, {sms, 65536}, "cluster", "uncached", "uncached"},
+                        {DataType::kFloat16, {sms, 100003}, "cluster", "smem", "uncached"}};
+  for (const Case& c : cases) {
+    for (bool log : {false, true}) {
+      for (bool backward : {false, true}) {
+        CheckShapeOnPath(SoftmaxImpl::kAuto, c.dtype, c.shape, log, backward,
+                         backward ? c.backward
+                         : log    ? c.log_softmax
+                                  : c.softmax);
+      }
+    }
+  }
+}
+
 // The warp path's blocks looping over rows (a grid of 3 blocks) in each of its row layouts:
 // two rows a group interleaved over the warp (float16 32 columns, float32 16), two neighbouring
 // rows (float32 64), one row a warp (float32 1000). The last pass leaves warps without rows and
@@ -364,8 +416,9 @@ std::vector<std::pair<Shape, std::vector<double>>> SpecialValueCases() {
 
 TEST_F(CudaSoftmaxTest, SpecialValuesAgreeWithTheCpu) {
   for (const auto& [shape, row_values] : SpecialValueCases()) {
-    for (SoftmaxImpl impl : {SoftmaxImpl::kWarp, SoftmaxImpl::kBlockRegister,
-                             SoftmaxImpl::kBlockSmem, SoftmaxImpl::kBlockUncached}) {
+    for (SoftmaxImpl impl :
+         {SoftmaxImpl::kWarp, SoftmaxImpl::kBlockRegister, SoftmaxImpl::kBlockSmem,
+          SoftmaxImpl::kBlockUncached, SoftmaxImpl::kSplitRows, SoftmaxImpl::kCluster}) {
       ep::ScopedSoftmaxImpl forced(impl);
       for (DataType dtype : FloatingDataTypes()) {
         for (bool log : {false, true}) {
@@ -407,8 +460,9 @@ TEST_F(CudaSoftmaxTest, OutputsBelowFloatsNormalRangeAreNotFlushed) {
       }
     }
     const Shape shape = {3, static_cast<int64_t>(cols)};
-    for (SoftmaxImpl impl : {SoftmaxImpl::kWarp, SoftmaxImpl::kBlockRegister,
-                             SoftmaxImpl::kBlockSmem, SoftmaxImpl::kBlockUncached}) {
+    for (SoftmaxImpl impl :
+         {SoftmaxImpl::kWarp, SoftmaxImpl::kBlockRegister, SoftmaxImpl::kBlockSmem,
+          SoftmaxImpl::kBlockUncached, SoftmaxImpl::kSplitRows, SoftmaxImpl::kCluster}) {
       ep::ScopedSoftmaxImpl forced(impl);
       for (DataType dtype : {DataType::kFloat32, DataType::kBFloat16}) {
         const RunResult r = RunOnCuda({MakeTensor(values, shape, dtype)}, false, false, 1);
@@ -431,7 +485,8 @@ TEST_F(CudaSoftmaxTest, Float32ExpHoldsItsToleranceOnWideRows) {
     const std::vector<double> x = RoundTo(
         RandomValues(static_cast<size_t>(s.rows * s.cols), s.cols, -35, 35), DataType::kFloat32);
     for (SoftmaxImpl impl : {SoftmaxImpl::kAuto, SoftmaxImpl::kWarp, SoftmaxImpl::kBlockRegister,
-                             SoftmaxImpl::kBlockSmem, SoftmaxImpl::kBlockUncached}) {
+                             SoftmaxImpl::kBlockSmem, SoftmaxImpl::kBlockUncached,
+                             SoftmaxImpl::kSplitRows, SoftmaxImpl::kCluster}) {
       ep::ScopedSoftmaxImpl forced(impl);
       for (bool log : {false, true}) {
         const RunResult r = RunOnCuda({MakeTensor(x, shape, DataType::kFloat32)}, log, false, 1);
@@ -468,7 +523,8 @@ TEST_F(CudaSoftmaxTest, LogSoftmaxOfADominantValueKeepsFloatPrecision) {
     }
     const Shape shape = {rows, cols};
     for (SoftmaxImpl impl : {SoftmaxImpl::kAuto, SoftmaxImpl::kWarp, SoftmaxImpl::kBlockRegister,
-                             SoftmaxImpl::kBlockSmem, SoftmaxImpl::kBlockUncached}) {
+                             SoftmaxImpl::kBlockSmem, SoftmaxImpl::kBlockUncached,
+                             SoftmaxImpl::kSplitRows, SoftmaxImpl::kCluster}) {
       ep::ScopedSoftmaxImpl forced(impl);
       const RunResult r =
           RunOnCuda({MakeTensor(values, shape, DataType::kFloat32)}, true, false, 1);
@@ -487,34 +543,40 @@ TEST_F(CudaSoftmaxTest, LogSoftmaxOfADominantValueKeepsFloatPrecision) {
 // neighbouring rows; 16-bit: head and tail elements held apart from the whole packs): every
 // element is written, and nothing past the tensor's end, where the last row ends mid-pack (the
 // guard after y keeps its NaN).
+// The split and cluster paths too (their chunks and CTA slices end mid-pack as well).
 TEST_F(CudaSoftmaxTest, RowsThatEndMidPackWriteNothingPastTheTensor) {
   primitive::LaunchNotes notes;  // what each launch chose, as a trace sees it
-  ep::ScopedSoftmaxImpl forced(SoftmaxImpl::kBlockRegister);
   constexpr int64_t kGuard = 16;
-  const Shape2 shapes[] = {{5, 1025}, {9, 1001}, {4, 1033}, {7, 13}, {3, 5}, {2, 3}};
+  const Shape2 shapes[] = {{5, 1025}, {9, 1001}, {4, 1033}, {7, 13}, {3, 5}, {2, 3}, {3, 20001}};
   ep::Stream* stream = Unwrap(ep::GetDevice(Device::Cuda(0)))->default_stream();
-  for (DataType dtype : {DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16}) {
-    for (const Shape2& s : shapes) {
-      const Shape shape = {s.rows, s.cols};
-      const int64_t n = shape.elem_cnt();
-      const std::vector<double> x = RoundTo(RandomValues(static_cast<size_t>(n), n), dtype);
-      const Tensor xd = Unwrap(MakeTensor(x, shape, dtype).To(Device::Cuda(0)));
-      const Tensor yd = Unwrap(Tensor::Full(Shape{n + kGuard}, NAN, dtype, Device::Cuda(0)));
-      auto softmax = primitive::NewPrimitive<primitive::SoftmaxFactory>(DeviceType::kCUDA, dtype);
-      ASSERT_NE(softmax, nullptr);
-      ASSERT_TRUE(softmax
-                      ->Launch(stream, static_cast<size_t>(s.rows), static_cast<size_t>(s.cols),
-                               xd.data(), yd.mut_data())
-                      .ok());
-      const std::string context = std::string(DataTypeName(dtype)) + " " + shape.ToString() + " " +
-                                  notes.Describe(*softmax);
-      EXPECT_NE(context.find("[register "), std::string::npos) << context;
-      const std::vector<double> y = ToDoubles(Unwrap(yd.To(Device::Cpu())));
-      ExpectAllClose(std::vector<double>(y.begin(), y.begin() + n),
-                     ReferenceSoftmax(x, shape, 1, false), SoftmaxTolerance(dtype), context,
-                     SmallestNormal(dtype));
-      for (int64_t i = n; i < n + kGuard; ++i) {
-        EXPECT_TRUE(std::isnan(y[static_cast<size_t>(i)])) << context << ": wrote guard " << i - n;
+  for (const auto& [impl, path] : {std::make_pair(SoftmaxImpl::kBlockRegister, "[register "),
+                                   std::make_pair(SoftmaxImpl::kSplitRows, "[split "),
+                                   std::make_pair(SoftmaxImpl::kCluster, "[cluster ")}) {
+    ep::ScopedSoftmaxImpl forced(impl);
+    for (DataType dtype : {DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16}) {
+      for (const Shape2& s : shapes) {
+        const Shape shape = {s.rows, s.cols};
+        const int64_t n = shape.elem_cnt();
+        const std::vector<double> x = RoundTo(RandomValues(static_cast<size_t>(n), n), dtype);
+        const Tensor xd = Unwrap(MakeTensor(x, shape, dtype).To(Device::Cuda(0)));
+        const Tensor yd = Unwrap(Tensor::Full(Shape{n + kGuard}, NAN, dtype, Device::Cuda(0)));
+        auto softmax = primitive::NewPrimitive<primitive::SoftmaxFactory>(DeviceType::kCUDA, dtype);
+        ASSERT_NE(softmax, nullptr);
+        ASSERT_TRUE(softmax
+                        ->Launch(stream, static_cast<size_t>(s.rows), static_cast<size_t>(s.cols),
+                                 xd.data(), yd.mut_data())
+                        .ok());
+        const std::string context = std::string(DataTypeName(dtype)) + " " + shape.ToString() +
+                                    " " + notes.Describe(*softmax);
+        EXPECT_NE(context.find(path), std::string::npos) << context;
+        const std::vector<double> y = ToDoubles(Unwrap(yd.To(Device::Cpu())));
+        ExpectAllClose(std::vector<double>(y.begin(), y.begin() + n),
+                       ReferenceSoftmax(x, shape, 1, false), SoftmaxTolerance(dtype), context,
+                       SmallestNormal(dtype));
+        for (int64_t i = n; i < n + kGuard; ++i) {
+          EXPECT_TRUE(std::isnan(y[static_cast<size_t>(i)]))
+              << context << ": wrote guard " << i - n;
+        }
       }
     }
   }
@@ -556,6 +618,17 @@ TEST_F(CudaSoftmaxTest, UnalignedDataTakesTheNarrowPathAndIsRight) {
       } else {  // the register path needs aligned packs: shared memory takes the row
         EXPECT_NE(launch.find("[smem "), std::string::npos) << launch;
       }
+      // Split rows load element by element when x and y lie differently against 16 bytes.
+      const ep::ScopedSoftmaxImpl split(SoftmaxImpl::kSplitRows);
+      DispatchTrace split_trace;
+      const Tensor ys = Unwrap(functional::LogSoftmax(xu, 1));
+      ExpectAllClose(
+          ToDoubles(Unwrap(ys.To(Device::Cpu()))), ReferenceSoftmax(x, shape, 1, true),
+          SoftmaxTolerance(dtype),
+          std::string("unaligned split ") + DataTypeName(dtype) + " cols " + std::to_string(cols),
+          SmallestNormal(dtype), SoftmaxScale(x, shape, 1, true));
+      EXPECT_NE(split_trace.records()[0].primitives[0].find("[split pack=1 "), std::string::npos)
+          << split_trace.records()[0].primitives[0];
     }
   }
 }
@@ -629,6 +702,61 @@ TEST_F(CudaSoftmaxTest, LargeTensorBeyondTwoToThe31Elements) {
       }
       ExpectAllClose(yr, ReferenceSoftmax(xr, Shape{1, cols}, 1, false), 1e-3,
                      "large row " + std::to_string(row) + " of " + std::to_string(cols),
+                     SmallestNormal(DataType::kFloat16));
+    }
+  }
+}
+
+// More than 2^31 elements on the split path (one row of 2^31 + 5 float16 columns) and the
+// cluster path (32769 rows of 65536): each checked row's max and sum in double, and its outputs
+// at about 4096 columns against exp(x - max) / sum. Large (4.3 GB each way): runs only with
+// OFLITE_LARGE_TESTS=1.
+TEST_F(CudaSoftmaxTest, LargeSplitAndClusterRowsBeyondTwoToThe31Elements) {
+  if (std::getenv("OFLITE_LARGE_TESTS") == nullptr) {
+    GTEST_SKIP() << "set OFLITE_LARGE_TESTS=1";
+  }
+  struct Case {
+    int64_t rows, cols;
+    std::string path;
+  };
+  for (const Case& c :
+       {Case{1, (int64_t{1} << 31) + 5, "[split "}, Case{32769, 65536, "[cluster "}}) {
+    const Shape shape = {c.rows, c.cols};
+    std::vector<float16> host(static_cast<size_t>(c.rows * c.cols));
+    for (size_t i = 0; i < host.size(); ++i) {
+      host[i] = float16(static_cast<float>(Mix(i) % 8192) / 1024.0f - 4.0f);
+    }
+    const Tensor x = Unwrap(
+        Tensor::FromHost(host.data(), host.size() * 2, shape, DataType::kFloat16, Device::Cuda(0)));
+    DispatchTrace trace;
+    const Tensor y = Unwrap(functional::Softmax(x, 1));
+    ASSERT_EQ(trace.records().size(), 1u);
+    EXPECT_NE(trace.records()[0].primitives[0].find(c.path), std::string::npos)
+        << trace.records()[0].primitives[0];
+    std::vector<float16> out(host.size());
+    ASSERT_TRUE(y.CopyToHost(out.data(), out.size() * 2).ok());
+    for (int64_t row : {int64_t{0}, c.rows / 2, c.rows - 1}) {
+      const size_t base = static_cast<size_t>(row * c.cols);
+      double max = -INFINITY, sum = 0;
+      for (int64_t col = 0; col < c.cols; ++col) {
+        max = std::max(max, static_cast<double>(host[base + static_cast<size_t>(col)]));
+      }
+      for (int64_t col = 0; col < c.cols; ++col) {
+        sum += std::exp(static_cast<double>(host[base + static_cast<size_t>(col)]) - max);
+      }
+      std::vector<double> got, want;
+      const int64_t step = std::max<int64_t>(1, c.cols / 4096);
+      std::vector<int64_t> checked;
+      for (int64_t col = 0; col < c.cols; col += step) {
+        checked.push_back(col);
+      }
+      checked.push_back(c.cols - 1);
+      for (int64_t col : checked) {
+        const size_t i = base + static_cast<size_t>(col);
+        got.push_back(out[i]);
+        want.push_back(std::exp(static_cast<double>(host[i]) - max) / sum);
+      }
+      ExpectAllClose(got, want, 1e-3, c.path + "row " + std::to_string(row),
                      SmallestNormal(DataType::kFloat16));
     }
   }

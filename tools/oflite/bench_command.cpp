@@ -546,8 +546,15 @@ Maybe<ep::SoftmaxImpl> ParseSoftmaxImpl(const std::string& text) {
   if (text == "uncached") {
     return ep::SoftmaxImpl::kBlockUncached;
   }
-  return OFLITE_ERROR(ValueError) << "bench: unknown --impl '" << text
-                                  << "' (expected auto, warp, register, smem or uncached)";
+  if (text == "split") {
+    return ep::SoftmaxImpl::kSplitRows;
+  }
+  if (text == "cluster") {
+    return ep::SoftmaxImpl::kCluster;
+  }
+  return OFLITE_ERROR(ValueError)
+         << "bench: unknown --impl '" << text
+         << "' (expected auto, warp, register, smem, uncached, split or cluster)";
 }
 
 Maybe<void> Bench(const BenchOptions& options) {

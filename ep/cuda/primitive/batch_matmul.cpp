@@ -238,7 +238,7 @@ Maybe<std::shared_ptr<const Plan>> BuildPlan(cublasLtHandle_t handle, const Plan
   OFLITE_JUST(CublasCheck(cublasLtMatmulPreferenceCreate(&guard.preference),
                           "cublasLtMatmulPreferenceCreate"));
   OFLITE_JUST(SetPreference(guard.preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                            static_cast<uint64_t>(CudaStream::kCublasLtWorkspaceBytes)));
+                            static_cast<uint64_t>(CudaStream::kWorkspaceBytes)));
   OFLITE_JUST(
       SetPreference(guard.preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, key.align_b));
   OFLITE_JUST(
@@ -316,7 +316,7 @@ class CudaBatchMatmul final : public primitive::BatchMatmul {
     cublasLtHandle_t handle = nullptr;
     OFLITE_ASSIGN_OR_RETURN(handle, cuda_stream->cublas_lt_handle());
     void* workspace = nullptr;
-    OFLITE_ASSIGN_OR_RETURN(workspace, cuda_stream->cublas_lt_workspace());
+    OFLITE_ASSIGN_OR_RETURN(workspace, cuda_stream->workspace());
     const size_t esize = DataTypeSize(dtype_);
     PlanKey key{cuda_stream->device_index(),
                 dtype_,
@@ -355,7 +355,7 @@ class CudaBatchMatmul final : public primitive::BatchMatmul {
       OFLITE_JUST(CublasCheck(
           cublasLtMatmul(handle, plan->desc, &one, b, plan->layout_a, a, plan->layout_b, &zero, c,
                          plan->layout_c, c, plan->layout_c, &plan->algo, workspace,
-                         CudaStream::kCublasLtWorkspaceBytes, cuda_stream->cuda_stream()),
+                         CudaStream::kWorkspaceBytes, cuda_stream->cuda_stream()),
           "cublasLtMatmul"));
     }
     NoteLaunch(
@@ -421,7 +421,7 @@ class CudaBatchMatmul final : public primitive::BatchMatmul {
     cublasLtHandle_t handle = nullptr;
     OFLITE_ASSIGN_OR_RETURN(handle, stream->cublas_lt_handle());
     void* workspace = nullptr;
-    OFLITE_ASSIGN_OR_RETURN(workspace, stream->cublas_lt_workspace());
+    OFLITE_ASSIGN_OR_RETURN(workspace, stream->workspace());
     const size_t esize = DataTypeSize(dtype_);
     const float alpha_f = static_cast<float>(alpha);
     const float beta_f = static_cast<float>(beta);
@@ -464,7 +464,7 @@ class CudaBatchMatmul final : public primitive::BatchMatmul {
           CublasCheck(cublasLtMatmul(handle, plan->desc, &alpha_f, b_chunk, plan->layout_a, a_chunk,
                                      plan->layout_b, &beta_f, c_chunk, plan->layout_c, c_chunk,
                                      plan->layout_c, &plan->algo, workspace,
-                                     CudaStream::kCublasLtWorkspaceBytes, stream->cuda_stream()),
+                                     CudaStream::kWorkspaceBytes, stream->cuda_stream()),
                       "cublasLtMatmul"));
       done += chunk;
     }

@@ -10,6 +10,7 @@
 #include "ep/cuda/cuda_data_type.h"
 #include "ep/cuda/cuda_stream.h"
 #include "ep/cuda/primitive/softmax_launch.h"
+#include "ep/cuda/primitive/softmax_plan.h"
 #include "oneflow_lite/primitive/softmax_backward.h"
 #include "primitive/floating_factory.h"
 
@@ -33,12 +34,17 @@ Maybe<void> LaunchChecked(Stream* stream, size_t rows, size_t cols, const void* 
   using D = CudaType<T>;
   CudaStream* cuda_stream = nullptr;  // its device current: launches and occupancy queries
   OFLITE_ASSIGN_OR_RETURN(cuda_stream, ActiveCudaStream(stream, "cuda softmax"));
-  return CudaCheck(
-      softmax::Launch<D, kAlgorithm>(cuda_stream->properties(), cuda_stream->cuda_stream(),
-                                     static_cast<int64_t>(rows), static_cast<int64_t>(cols),
-                                     static_cast<const D*>(a), static_cast<const D*>(dy),
-                                     static_cast<D*>(out), GetSoftmaxImplOverride(), info),
-      "softmax kernel launch");
+  const SoftmaxImpl forced = GetSoftmaxImplOverride();
+  const auto r = static_cast<int64_t>(rows), c = static_cast<int64_t>(cols);
+  void* workspace = nullptr;
+  if (softmax::UsesWorkspace(cuda_stream->properties(), r, c, sizeof(T), forced)) {
+    OFLITE_ASSIGN_OR_RETURN(workspace, cuda_stream->workspace());
+  }
+  return CudaCheck(softmax::Launch<D, kAlgorithm>(
+                       cuda_stream->properties(), cuda_stream->cuda_stream(), r, c,
+                       static_cast<const D*>(a), static_cast<const D*>(dy), static_cast<D*>(out),
+                       forced, workspace, CudaStream::kWorkspaceBytes, info),
+                   "softmax kernel launch");
 }
 
 template <SoftmaxAlgorithm kAlgorithm>
@@ -120,8 +126,23 @@ std::string DescribeLaunch(const LaunchInfo& info) {
     if (info.one_warp) {
       text += " one-warp";
     }
+  } else if (std::string(info.path) == "split") {
+    text += " splits=" + std::to_string(info.splits);
+    if (info.cols_per_thread > 0) {
+      text += " held";
+    }
+  } else if (std::string(info.path) == "cluster") {
+    text += " ctas=" + std::to_string(info.splits) +
+            " cols/thread=" + std::to_string(info.cols_per_thread);
   }
   return text;
+}
+
+bool UsesWorkspace(const CudaDeviceProperties& props, int64_t rows, int64_t cols, int elem_size,
+                   SoftmaxImpl forced) {
+  return elem_size != 8 &&
+         (forced == SoftmaxImpl::kSplitRows ||
+          (forced == SoftmaxImpl::kAuto && TakesSplitRows(props.sm_count, rows, cols, elem_size)));
 }
 }  // namespace softmax
 

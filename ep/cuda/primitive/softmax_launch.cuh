@@ -17,9 +17,11 @@
 #include "ep/cuda/cuda_device_properties.h"
 #include "ep/cuda/grid_size.h"
 #include "ep/cuda/primitive/softmax_block_register.cuh"
+#include "ep/cuda/primitive/softmax_cluster.cuh"
 #include "ep/cuda/primitive/softmax_kernels.cuh"
 #include "ep/cuda/primitive/softmax_launch.h"
 #include "ep/cuda/primitive/softmax_plan.h"
+#include "ep/cuda/primitive/softmax_split_rows.cuh"
 #include "ep/softmax_impl.h"
 
 namespace oflite {
@@ -455,16 +457,36 @@ cudaError_t LaunchBlockRegisterPath(const CudaDeviceProperties& props, cudaStrea
 template <typename T, SoftmaxAlgorithm kAlgorithm>
 cudaError_t Launch(const CudaDeviceProperties& props, cudaStream_t stream, int64_t rows,
                    int64_t cols, const T* a, const T* dy, T* out, SoftmaxImpl forced,
-                   LaunchInfo* info) {
+                   void* workspace, size_t workspace_bytes, LaunchInfo* info) {
   *info = LaunchInfo();
   if (rows == 0 || cols == 0) {
     return cudaSuccess;
+  }
+  if (UsesWorkspace(props, rows, cols, sizeof(T), forced)) {
+    return LaunchSplitRows<T, kAlgorithm>(props, stream, rows, cols, a, dy, out, workspace,
+                                          workspace_bytes, info);
   }
   // double computes in double on the uncached path only: its speed is not a target and this
   // keeps its template fan-out to one kernel per direction.
   if constexpr (std::is_same_v<T, double>) {
     return LaunchBlockUncached<T, kAlgorithm>(props, stream, rows, cols, a, dy, out, info);
   } else {
+    const bool aligned_forward = dy == nullptr && Aligned16(a) && Aligned16(out);
+    if (aligned_forward &&
+        (forced == SoftmaxImpl::kCluster ||
+         (forced == SoftmaxImpl::kAuto &&
+          TakesCluster(props.sm_count, kAlgorithm == SoftmaxAlgorithm::kSoftmax,
+                       std::is_same_v<T, __nv_bfloat16>, rows, cols, sizeof(T))))) {
+      bool launched = false;
+      const cudaError_t err =
+          TryClusterPath<T, kAlgorithm>(props, stream, rows, cols, a, out, info, &launched);
+      if (err != cudaSuccess || launched) {
+        return err;
+      }
+    }
+    if (forced == SoftmaxImpl::kCluster) {
+      forced = SoftmaxImpl::kAuto;  // the shape or device cannot take it
+    }
     const bool register_fits = dy == nullptr && RegisterPathFits(cols, a, out);
     if (forced == SoftmaxImpl::kBlockRegister) {
       if (register_fits) {
@@ -496,10 +518,10 @@ cudaError_t Launch(const CudaDeviceProperties& props, cudaStream_t stream, int64
 #define OFLITE_INSTANTIATE_SOFTMAX_LAUNCH(T)                                               \
   template cudaError_t Launch<T, SoftmaxAlgorithm::kSoftmax>(                              \
       const CudaDeviceProperties&, cudaStream_t, int64_t, int64_t, const T*, const T*, T*, \
-      SoftmaxImpl, LaunchInfo*);                                                           \
+      SoftmaxImpl, void*, size_t, LaunchInfo*);                                            \
   template cudaError_t Launch<T, SoftmaxAlgorithm::kLogSoftmax>(                           \
       const CudaDeviceProperties&, cudaStream_t, int64_t, int64_t, const T*, const T*, T*, \
-      SoftmaxImpl, LaunchInfo*);
+      SoftmaxImpl, void*, size_t, LaunchInfo*);
 
 }  // namespace softmax
 }  // namespace ep

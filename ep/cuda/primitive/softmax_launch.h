@@ -20,7 +20,8 @@ using primitive::SoftmaxAlgorithm;
 
 // What a launch did, for traces and benchmarks.
 struct LaunchInfo {
-  const char* path = "none";  // "warp", "register", "smem", "uncached"
+  const char* path = "none";  // "warp", "register", "smem", "uncached", "split",
+                              // "cluster"
   int pack = 0;               // elements per vector access
   int block_size = 0;         // threads per block
   int lanes = 0;              // warp path: lanes per row
@@ -29,17 +30,24 @@ struct LaunchInfo {
   bool whole_sm = false;      // register path: the block is its SM's only one (WholePacks)
   bool floats_kept = false;   // register path: bfloat16 held as floats (KeepsFloats; not one-warp)
   bool one_warp = false;      // register path: a 16-bit one-warp block (kOneWarp)
+  int splits = 0;             // split path: blocks a row; cluster path: CTAs a row
 };
 
 // "warp pack=4 lanes=32 cols/thread=32 rows/group=1", "smem pack=4 block=1024", ...
 std::string DescribeLaunch(const LaunchInfo& info);
 
 // Forward when dy is null (a = x, out = y); backward otherwise (a = y, out = dx).
-// T is float, double, __half or __nv_bfloat16.
+// T is float, double, __half or __nv_bfloat16. `workspace` (the stream's, of workspace_bytes) is
+// needed only where UsesWorkspace holds, and may be null elsewhere.
 template <typename T, SoftmaxAlgorithm kAlgorithm>
 cudaError_t Launch(const CudaDeviceProperties& props, cudaStream_t stream, int64_t rows,
                    int64_t cols, const T* a, const T* dy, T* out, SoftmaxImpl forced,
-                   LaunchInfo* info);
+                   void* workspace, size_t workspace_bytes, LaunchInfo* info);
+
+// Whether Launch takes the split path (softmax_split_rows.cuh), which keeps partials in the
+// stream's workspace.
+bool UsesWorkspace(const CudaDeviceProperties& props, int64_t rows, int64_t cols, int elem_size,
+                   SoftmaxImpl forced);
 
 }  // namespace softmax
 }  // namespace ep

@@ -103,6 +103,91 @@ inline RegisterPlan RegisterAutoPlan(int elem_size, bool softmax, int64_t cols, 
   return elem_size == 4 ? pick(kFloatRules) : pick(kHalfRules);
 }
 
+// ---- rows split over several blocks (softmax_split_rows.cuh) ---------------------------------
+
+constexpr int kSplitBlockThreads = 512;
+// Below these a tensor with few rows is small enough that a block a row's latency is the
+// cost, not the idle SMs.
+constexpr int64_t kSplitMinCols = 8192;
+constexpr int64_t kSplitMinBytes = int64_t{2} << 20;
+
+// At most a quarter as many rows as SMs, long enough and in a tensor large enough to fill the GPU
+// when split. From a quarter on a block a row measured faster (64 rows of 262144 float16
+// columns: the uncached kernel 0.050 ms, split 0.063): the split grid reads every chunk before
+// any block writes, where blocks a row overlap one row's reads with another's writes. float64
+// stays on its one kernel (see Launch).
+inline bool TakesSplitRows(int sm_count, int64_t rows, int64_t cols, int elem_size) {
+  return elem_size != 8 && rows * 4 <= sm_count && cols >= kSplitMinCols &&
+         rows * cols * elem_size >= kSplitMinBytes;
+}
+
+// A row as `splits` chunks of `chunk` columns (the last one shorter), a whole number of packs
+// each so that chunks of aligned rows start aligned.
+struct SplitRowsPlan {
+  int splits = 1;
+  int64_t chunk = 0;
+};
+
+// `blocks`: how many blocks the grid may have (all resident at once); splits == 0 when none.
+inline SplitRowsPlan PlanSplitRows(int64_t blocks, int64_t rows, int64_t cols, int elem_size) {
+  const int64_t pack = PackOf(elem_size);
+  // Each thread folds at least one unrolled round of 4 packs.
+  const int64_t min_chunk = int64_t{kSplitBlockThreads} * pack * 4;
+  const int64_t wanted = std::max<int64_t>(1, blocks / std::max<int64_t>(rows, 1));
+  const int64_t splits = std::min(wanted, (cols + min_chunk - 1) / min_chunk);
+  if (blocks == 0) {
+    return {0, 0};
+  }
+  const int64_t chunk = ((cols + splits - 1) / splits + pack - 1) / pack * pack;
+  return {static_cast<int>((cols + chunk - 1) / chunk), chunk};
+}
+
+// ---- a row per thread-block cluster (softmax_cluster.cuh) ------------------------------------
+
+// A row over `ctas` CTAs of `threads` threads holding `packs` 16-byte packs each; ctas == 0: the
+// row is too long for any.
+struct ClusterPlan {
+  int ctas = 0;
+  int threads = 0;
+  int packs = 0;
+};
+
+constexpr int kClusterMaxCtas = 8;  // the portable cluster size
+
+// The fewest CTAs whose blocks of at most 512 threads hold the row at 4 packs a thread (float32;
+// 16-bit rows 8, the faster in the first measurements), then at 8; past that blocks of up to
+// 1024 threads.
+inline ClusterPlan PlanCluster(int64_t cols, int elem_size) {
+  const int64_t packs = (cols + PackOf(elem_size) - 1) / PackOf(elem_size);
+  for (int max_threads : {512, 1024}) {
+    for (int per_thread : {4, 8}) {
+      if (elem_size == 2 && per_thread == 4) {
+        continue;
+      }
+      for (int ctas = 2; ctas <= kClusterMaxCtas; ctas *= 2) {
+        const int threads = RegisterBlockFor(packs, ctas * per_thread);
+        if (threads <= max_threads) {
+          return {ctas, threads, per_thread};
+        }
+      }
+    }
+  }
+  return {};
+}
+
+// By default only where it measured faster than the block kernels (docs/BENCHMARKS.md):
+// softmax forward rows past the register path's longest (32768 columns) of float32 up to 65536
+// columns and of float16, in tensors with rows enough to fill the GPU (fewer take the split
+// path). log_softmax, bfloat16 and longer float32 rows lost to the uncached kernel.
+constexpr int64_t kClusterMinCols = 32768;
+constexpr int64_t kClusterMaxFloatCols = 65536;
+inline bool TakesCluster(int sm_count, bool softmax, bool bfloat16, int64_t rows, int64_t cols,
+                         int elem_size) {
+  return softmax && !bfloat16 &&
+         (elem_size == 2 || (elem_size == 4 && cols <= kClusterMaxFloatCols)) && rows >= sm_count &&
+         cols > kClusterMinCols && PlanCluster(cols, elem_size).ctas > 0;
+}
+
 }  // namespace softmax
 }  // namespace ep
 }  // namespace oflite

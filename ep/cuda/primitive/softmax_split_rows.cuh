@@ -1,0 +1,315 @@
+// Softmax rows split over several blocks, for tensors with fewer rows than the GPU has SMs,
+// where a block a row would leave most SMs idle (which tensors: TakesSplitRows). Each block
+// folds its chunk of a row into a partial in the stream's workspace (the running max and sum
+// for the forward, the gradient's dot product for the backward); after a grid-wide barrier each
+// combines its row's partials and writes its chunk, reading it again (from L2 when the tensor
+// fits there). Any row length: chunks and columns index with int64_t.
+#ifndef ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SOFTMAX_SPLIT_ROWS_CUH_
+#define ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SOFTMAX_SPLIT_ROWS_CUH_
+
+#include <cooperative_groups.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <type_traits>
+#include <utility>
+
+#include "ep/cuda/primitive/softmax_kernels.cuh"
+#include "ep/cuda/primitive/softmax_plan.h"
+
+namespace oflite {
+namespace ep {
+namespace softmax {
+
+// A chunk's partial: forward (max, sum of exp(x - max)); backward the sum of y * dy (softmax)
+// or of dy (log_softmax).
+template <typename T, typename C, SoftmaxAlgorithm kAlgorithm, bool kBackward>
+using SplitPartial = std::conditional_t<kBackward, C, MaxSum<C, SumType<T, C, kAlgorithm>>>;
+
+template <typename P>
+__device__ __forceinline__ P SplitIdentity() {
+  if constexpr (std::is_arithmetic_v<P>) {
+    return P(0);
+  } else {
+    return P{NegativeInfinity<decltype(P::max)>(), decltype(P::sum)(0)};
+  }
+}
+
+template <typename P>
+__device__ __forceinline__ P SplitCombine(const P& a, const P& b) {
+  if constexpr (std::is_arithmetic_v<P>) {
+    return a + b;
+  } else {
+    return MaxSumOp()(a, b);
+  }
+}
+
+template <int N, typename T>
+__device__ __forceinline__ Pack<T, N> LoadN(const T* p) {
+  return *reinterpret_cast<const Pack<T, N>*>(p);
+}
+
+// A forward chunk's whole packs held in registers across the grid barrier, kHeld a thread, so
+// that the chunk is read once; its head and tail elements (less than a pack each) are read
+// again. The launcher takes this only where the chunk's packs fit.
+template <typename T, int kHeld>
+struct HeldChunk {
+  static constexpr int kPack = kBlockPack<T>;
+  Pack<T, kPack> packs[kHeld];
+  int64_t head = 0;   // elements before the chunk's first 16-byte boundary
+  int64_t count = 0;  // whole packs
+
+  __device__ __forceinline__ void Load(const T* seg, int64_t len) {
+    head = AlignedHead(seg, len);
+    count = (len - head) / kPack;
+#pragma unroll
+    for (int p = 0; p < kHeld; ++p) {
+      const int64_t idx = threadIdx.x + static_cast<int64_t>(p) * blockDim.x;
+      if (idx < count) {
+        packs[p] = *reinterpret_cast<const Pack<T, kPack>*>(seg + head + idx * kPack);
+      }
+    }
+  }
+  // f(col, values, Count<n>) over the chunk, as ForEachInRow calls it.
+  template <typename F>
+  __device__ __forceinline__ void ForEach(const T* seg, int64_t len, F f) const {
+    for (int64_t c = threadIdx.x; c < head; c += blockDim.x) {
+      f(c, &seg[c], Count<1>());
+    }
+#pragma unroll
+    for (int p = 0; p < kHeld; ++p) {
+      const int64_t idx = threadIdx.x + static_cast<int64_t>(p) * blockDim.x;
+      if (idx < count) {
+        f(head + idx * kPack, packs[p].elem, Count<kPack>());
+      }
+    }
+    for (int64_t c = head + count * kPack + threadIdx.x; c < len; c += blockDim.x) {
+      f(c, &seg[c], Count<1>());
+    }
+  }
+};
+
+// One cooperative kernel: block (blockIdx.x, blockIdx.y) takes chunk blockIdx.x of rows
+// blockIdx.y, + gridDim.y, ...: it folds its chunk into a partial, the grid synchronizes, and it
+// combines its row's partials and writes its chunk, read again (from L2 where it still sits).
+// Every block runs every round (and every grid barrier); rounds alternate two halves of
+// `partials`, so a round's writes never meet the previous round's reads. kPack > 1 only when a,
+// dy and out share their offset from a 16-byte boundary, so that one tensor's pack starts are
+// the others'. kHeld > 0 (forward, kPack wide): the chunk waits in registers (HeldChunk).
+template <typename T, typename C, SoftmaxAlgorithm kAlgorithm, bool kBackward, int kPack, int kHeld>
+__global__ void __launch_bounds__(kSplitBlockThreads)
+    SplitRowsKernel(const T* __restrict__ a, const T* __restrict__ dy, T* __restrict__ out,
+                    int64_t rows, int64_t cols, int64_t chunk,
+                    SplitPartial<T, C, kAlgorithm, kBackward>* __restrict__ partials) {
+  using P = SplitPartial<T, C, kAlgorithm, kBackward>;
+  cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+  const int64_t begin = blockIdx.x * chunk;
+  const int64_t len = min(chunk, cols - begin);
+  const int64_t per_round = static_cast<int64_t>(gridDim.x) * gridDim.y;
+  const int64_t rounds = (rows + gridDim.y - 1) / gridDim.y;
+  for (int64_t round = 0; round < rounds; ++round) {
+    const int64_t row = round * gridDim.y + blockIdx.y;
+    const bool active = row < rows;
+    const int64_t offset = row * cols + begin;
+    P* round_partials = partials + (round % 2) * per_round;
+    P* row_partials = round_partials + static_cast<int64_t>(blockIdx.y) * gridDim.x;
+    HeldChunk<T, kHeld == 0 ? 1 : kHeld> held;
+    if (active) {
+      P acc = SplitIdentity<P>();
+      if constexpr (kBackward) {
+        const T* seg_y = a + offset;
+        ForEachInRow<kPack>(dy + offset, len, [&](int64_t c, const T* v, auto n) {
+          constexpr int N = decltype(n)::value;
+          if constexpr (kAlgorithm == SoftmaxAlgorithm::kSoftmax) {
+            const Pack<T, N> y = LoadN<N>(seg_y + c);
+#pragma unroll
+            for (int i = 0; i < N; ++i) {
+              acc += ToCompute(y.elem[i]) * ToCompute(v[i]);
+            }
+          } else {
+#pragma unroll
+            for (int i = 0; i < N; ++i) {
+              acc += ToCompute(v[i]);
+            }
+          }
+        });
+        acc = BlockAllReduce<kSplitBlockThreads>(acc, SumOp());
+      } else {
+        const auto fold = [&](int64_t, const T* v, auto n) {
+          AccumulatePack<T, kAlgorithm, C, decltype(acc.sum), decltype(n)::value>(acc, v);
+        };
+        if constexpr (kHeld > 0) {
+          held.Load(a + offset, len);
+          held.ForEach(a + offset, len, fold);
+        } else {
+          ForEachInRow<kPack>(a + offset, len, fold);
+        }
+        acc = BlockAllReduce<kSplitBlockThreads>(acc, MaxSumOp());
+      }
+      if (threadIdx.x == 0) {
+        row_partials[blockIdx.x] = acc;
+      }
+    }
+    grid.sync();
+    if (!active) {
+      continue;
+    }
+    P acc = SplitIdentity<P>();
+    for (unsigned s = threadIdx.x; s < gridDim.x; s += blockDim.x) {
+      acc = SplitCombine(acc, row_partials[s]);
+    }
+    T* seg_out = out + offset;
+    if constexpr (kBackward) {
+      const C sum = BlockAllReduce<kSplitBlockThreads>(acc, SumOp());
+      const T* seg_dy = dy + offset;
+      ForEachInRow<kPack>(a + offset, len, [&](int64_t c, const T* y, auto n) {
+        constexpr int N = decltype(n)::value;
+        const Pack<T, N> d = LoadN<N>(seg_dy + c);
+        C v[N];
+#pragma unroll
+        for (int i = 0; i < N; ++i) {
+          const C yv = ToCompute(y[i]), dyv = ToCompute(d.elem[i]);
+          v[i] = kAlgorithm == SoftmaxAlgorithm::kSoftmax ? yv * (dyv - sum)
+                                                          : dyv - ExpFor<T, kAlgorithm>(yv) * sum;
+        }
+        StorePack<N>(v, seg_out + c);
+      });
+    } else {
+      acc = BlockAllReduce<kSplitBlockThreads>(acc, MaxSumOp());
+      const C max = acc.max;
+      const C scale = RowScale<kAlgorithm, C>(acc.sum);
+      const auto write = [&](int64_t c, const T* x, auto n) {
+        constexpr int N = decltype(n)::value;
+        C v[N];
+#pragma unroll
+        for (int i = 0; i < N; ++i) {
+          const C d = ToCompute(x[i]) - max;
+          v[i] = kAlgorithm == SoftmaxAlgorithm::kSoftmax ? ExpFor<T, kAlgorithm>(d) * scale
+                                                          : d - scale;
+        }
+        StorePack<N>(v, seg_out + c);
+      };
+      if constexpr (kHeld > 0) {
+        held.ForEach(a + offset, len, write);
+      } else {
+        ForEachInRow<kPack>(a + offset, len, write);
+      }
+    }
+  }
+}
+
+// Blocks of the kernel that one SM holds at once, asked once per device and kernel.
+inline cudaError_t ResidentBlocksPerSm(const CudaDeviceProperties& props, const void* kernel,
+                                       int* blocks) {
+  static std::mutex mutex;
+  static std::map<std::pair<int, const void*>, int> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  const auto key = std::make_pair(props.device_index, kernel);
+  const auto it = cache.find(key);
+  if (it != cache.end()) {
+    *blocks = it->second;
+    return cudaSuccess;
+  }
+  const cudaError_t err =
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, kernel, kSplitBlockThreads, 0);
+  if (err == cudaSuccess) {
+    cache[key] = *blocks;
+  }
+  return err;
+}
+
+// The split kernel with kHeld packs a thread held (0: none) and its plan: every block of a
+// cooperative grid is resident at once, and two rounds of partials fit the workspace.
+template <typename T, SoftmaxAlgorithm kAlgorithm, bool kBackward, int kPack, int kHeld>
+cudaError_t PlanSplitKernel(const CudaDeviceProperties& props, int64_t rows, int64_t cols,
+                            size_t workspace_bytes, SplitRowsPlan* plan, int64_t* resident) {
+  using C = CudaComputeType<T>;
+  using P = SplitPartial<T, C, kAlgorithm, kBackward>;
+  const auto kernel = SplitRowsKernel<T, C, kAlgorithm, kBackward, kPack, kHeld>;
+  int per_sm = 0;
+  const cudaError_t err =
+      ResidentBlocksPerSm(props, reinterpret_cast<const void*>(kernel), &per_sm);
+  *resident = std::min<int64_t>(int64_t{per_sm} * props.sm_count,
+                                static_cast<int64_t>(workspace_bytes / (2 * sizeof(P))));
+  *plan = PlanSplitRows(*resident, rows, cols, sizeof(T));
+  return err;
+}
+
+// Packs a thread holds where a forward chunk fits them.
+constexpr int kSplitHeldPacks = 8;
+
+template <typename T, SoftmaxAlgorithm kAlgorithm, bool kBackward, int kPack>
+cudaError_t LaunchSplitRowsWithPack(const CudaDeviceProperties& props, cudaStream_t stream,
+                                    int64_t rows, int64_t cols, const T* a, const T* dy, T* out,
+                                    void* workspace, size_t workspace_bytes, LaunchInfo* info) {
+  using C = CudaComputeType<T>;
+  using P = SplitPartial<T, C, kAlgorithm, kBackward>;
+  constexpr bool kCanHold = !kBackward && kPack > 1;
+  constexpr int kHeldPacks = kCanHold ? kSplitHeldPacks : 0;
+  SplitRowsPlan plan, held_plan;
+  int64_t resident = 0, held_resident = 0;
+  cudaError_t err = PlanSplitKernel<T, kAlgorithm, kBackward, kPack, 0>(
+      props, rows, cols, workspace_bytes, &plan, &resident);
+  if (err == cudaSuccess && kCanHold) {
+    err = PlanSplitKernel<T, kAlgorithm, kBackward, kPack, kHeldPacks>(
+        props, rows, cols, workspace_bytes, &held_plan, &held_resident);
+  }
+  if (err != cudaSuccess) {
+    return err;
+  }
+  // Held where the chunk's packs (after a head of less than one) fit the threads' held packs,
+  // and where holding them (more registers) leaves the grid no fewer blocks.
+  const bool held = kCanHold && held_plan.splits > 0 && held_resident >= resident &&
+                    held_plan.chunk <= int64_t{kSplitBlockThreads} * kSplitHeldPacks * kPack;
+  if (held) {
+    plan = held_plan;
+    resident = held_resident;
+  }
+  if (plan.splits == 0) {
+    return cudaErrorInvalidValue;  // no block fits an SM: not on a device this build targets
+  }
+  const void* kernel =
+      held ? reinterpret_cast<const void*>(
+                 SplitRowsKernel<T, C, kAlgorithm, kBackward, kPack, kHeldPacks>)
+           : reinterpret_cast<const void*>(SplitRowsKernel<T, C, kAlgorithm, kBackward, kPack, 0>);
+  const int64_t grid_rows = std::min<int64_t>({rows, resident / plan.splits, 65535});
+  const dim3 grid(static_cast<unsigned>(plan.splits), static_cast<unsigned>(grid_rows));
+  auto* partials = static_cast<P*>(workspace);
+  int64_t chunk = plan.chunk;
+  void* args[] = {&a, &dy, &out, &rows, &cols, &chunk, &partials};
+  *info = LaunchInfo();
+  info->path = "split";
+  info->pack = kPack;
+  info->block_size = kSplitBlockThreads;
+  info->splits = plan.splits;
+  info->cols_per_thread = held ? kSplitHeldPacks * kPack : 0;
+  return cudaLaunchCooperativeKernel(kernel, grid, dim3(kSplitBlockThreads), args, 0, stream);
+}
+
+// Forward when dy is null (a = x), backward otherwise (a = y, out = dx).
+template <typename T, SoftmaxAlgorithm kAlgorithm>
+cudaError_t LaunchSplitRows(const CudaDeviceProperties& props, cudaStream_t stream, int64_t rows,
+                            int64_t cols, const T* a, const T* dy, T* out, void* workspace,
+                            size_t workspace_bytes, LaunchInfo* info) {
+  constexpr int kPack = kBlockPack<T>;
+  const auto offset = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16; };
+  const bool wide = offset(a) == offset(out) && (dy == nullptr || offset(dy) == offset(a));
+  if (dy == nullptr) {
+    return wide ? LaunchSplitRowsWithPack<T, kAlgorithm, false, kPack>(
+                      props, stream, rows, cols, a, dy, out, workspace, workspace_bytes, info)
+                : LaunchSplitRowsWithPack<T, kAlgorithm, false, 1>(
+                      props, stream, rows, cols, a, dy, out, workspace, workspace_bytes, info);
+  }
+  return wide ? LaunchSplitRowsWithPack<T, kAlgorithm, true, kPack>(
+                    props, stream, rows, cols, a, dy, out, workspace, workspace_bytes, info)
+              : LaunchSplitRowsWithPack<T, kAlgorithm, true, 1>(
+                    props, stream, rows, cols, a, dy, out, workspace, workspace_bytes, info);
+}
+
+}  // namespace softmax
+}  // namespace ep
+}  // namespace oflite
+
+#endif  // ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SOFTMAX_SPLIT_ROWS_CUH_
