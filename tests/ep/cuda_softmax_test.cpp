@@ -329,8 +329,8 @@ TEST_F(CudaSoftmaxTest, RegisterPathBlocksLoopOverMoreRowsThanTheGrid) {
 
 // By default: a quarter as many rows as SMs or fewer, long and in a tensor of 2 MB or more,
 // split over blocks (forward and backward; a row of 2^20 + 3 columns, odd lengths); softmax rows
-// past 32768 columns (float32 to 65536, float16) in tensors of as many rows as SMs, a cluster a
-// row (bfloat16, log_softmax and the backward keep the block kernels).
+// past 32768 columns (float32 to 65536, 16-bit types from 65536) in tensors of as many rows as
+// SMs, a cluster a row (log_softmax and the backward keep the block kernels).
 TEST_F(CudaSoftmaxTest, LongAndFewRowsThroughTheDispatch) {
   const int64_t sms = Unwrap(ep::GetCudaDeviceProperties(0))->sm_count;
   struct Case {
@@ -343,6 +343,7 @@ TEST_F(CudaSoftmaxTest, LongAndFewRowsThroughTheDispatch) {
                         {DataType::kFloat16, {5, 300001}, "split", "split", "split"},
                         {DataType::kFloat32, {sms / 4, 65536}, "split", "split", "split"},
                         {DataType::kBFloat16, {sms, 40001}, "smem", "smem", "smem"},
+                        {DataType::kBFloat16, {sms, 65536}, "cluster", "smem", "uncached"},
                         {DataType::kFloat32, {sms, 65536}, "cluster", "uncached", "uncached"},
                         {DataType::kFloat16, {sms, 100003}, "cluster", "smem", "uncached"}};
   for (const Case& c : cases) {

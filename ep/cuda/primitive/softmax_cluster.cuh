@@ -13,6 +13,7 @@
 #include <map>
 #include <mutex>
 #include <tuple>
+#include <type_traits>
 
 #include "ep/cuda/primitive/softmax_block_register.cuh"
 #include "ep/cuda/primitive/softmax_kernels.cuh"
@@ -55,6 +56,23 @@ __device__ __forceinline__ V ClusterAllReduce(cooperative_groups::cluster_group&
     all = op(all, *cluster.map_shared_rank(value, r));
   }
   return all;
+}
+
+// Element i of a held pack in float, converted in volatile asm for 16-bit types: with the plain
+// conversion the compiler converted every held value once for both passes and kept the floats,
+// which spilled 8 packs a thread under the 64-register cap (bfloat16 softmax, both log_softmax
+// types).
+template <typename T, int kPack>
+__device__ __forceinline__ float OpaqueValue(const Pack<T, kPack>& pack, int i) {
+  if constexpr (std::is_same_v<T, __half>) {
+    float r;
+    asm volatile("cvt.f32.f16 %0, %1;"
+                 : "=f"(r)
+                 : "h"(*reinterpret_cast<const unsigned short*>(&pack.elem[i])));
+    return r;
+  } else {
+    return HeldValue<true>(pack, i);
+  }
 }
 
 // x and y start 16-byte aligned (the launcher checks), so y's rows lie as x's do.
@@ -115,7 +133,7 @@ __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
   for (int p = 0; p < kPacks; ++p) {
 #pragma unroll
     for (int i = 0; i < kPack; ++i) {
-      const C d = ToCompute(buf[p].elem[i]) - max;
+      const C d = OpaqueValue(buf[p], i) - max;
       if constexpr (kHoldExp) {
         buf[p].elem[i] = HoldAndSum<T, kAlgorithm>(d, &sum);
       } else {
@@ -141,7 +159,7 @@ __global__ void __launch_bounds__(kRegisterMaxBlockThreads)
         if constexpr (kHoldExp) {
           out[i] = buf[p].elem[i] * scale;
         } else {
-          const C d = ToCompute(buf[p].elem[i]) - max;
+          const C d = OpaqueValue(buf[p], i) - max;
           out[i] = kSoftmax ? ExpFor<T, kAlgorithm>(d) * scale : d - scale;
         }
       }

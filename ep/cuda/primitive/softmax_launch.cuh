@@ -472,11 +472,10 @@ cudaError_t Launch(const CudaDeviceProperties& props, cudaStream_t stream, int64
     return LaunchBlockUncached<T, kAlgorithm>(props, stream, rows, cols, a, dy, out, info);
   } else {
     const bool aligned_forward = dy == nullptr && Aligned16(a) && Aligned16(out);
-    if (aligned_forward &&
-        (forced == SoftmaxImpl::kCluster ||
-         (forced == SoftmaxImpl::kAuto &&
-          TakesCluster(props.sm_count, kAlgorithm == SoftmaxAlgorithm::kSoftmax,
-                       std::is_same_v<T, __nv_bfloat16>, rows, cols, sizeof(T))))) {
+    if (aligned_forward && (forced == SoftmaxImpl::kCluster ||
+                            (forced == SoftmaxImpl::kAuto &&
+                             TakesCluster(props.sm_count, kAlgorithm == SoftmaxAlgorithm::kSoftmax,
+                                          rows, cols, sizeof(T))))) {
       bool launched = false;
       const cudaError_t err =
           TryClusterPath<T, kAlgorithm>(props, stream, rows, cols, a, out, info, &launched);

@@ -176,16 +176,18 @@ inline ClusterPlan PlanCluster(int64_t cols, int elem_size) {
 }
 
 // By default only where it measured faster than the block kernels (docs/BENCHMARKS.md):
-// softmax forward rows past the register path's longest (32768 columns) of float32 up to 65536
-// columns and of float16, in tensors with rows enough to fill the GPU (fewer take the split
-// path). log_softmax, bfloat16 and longer float32 rows lost to the uncached kernel.
+// softmax forward rows of float32 past the register path's longest (32768 columns) up to 65536,
+// and of 16-bit types from 65536 on, in tensors with rows enough to fill the GPU (fewer take the
+// split path). log_softmax, longer float32 rows and shorter 16-bit rows lost to the
+// shared-memory or uncached kernel.
 constexpr int64_t kClusterMinCols = 32768;
 constexpr int64_t kClusterMaxFloatCols = 65536;
-inline bool TakesCluster(int sm_count, bool softmax, bool bfloat16, int64_t rows, int64_t cols,
-                         int elem_size) {
-  return softmax && !bfloat16 &&
-         (elem_size == 2 || (elem_size == 4 && cols <= kClusterMaxFloatCols)) && rows >= sm_count &&
-         cols > kClusterMinCols && PlanCluster(cols, elem_size).ctas > 0;
+constexpr int64_t kClusterMinHalfCols = 65536;
+inline bool TakesCluster(int sm_count, bool softmax, int64_t rows, int64_t cols, int elem_size) {
+  const bool measured_faster = elem_size == 4
+                                   ? cols > kClusterMinCols && cols <= kClusterMaxFloatCols
+                                   : elem_size == 2 && cols >= kClusterMinHalfCols;
+  return softmax && measured_faster && rows >= sm_count && PlanCluster(cols, elem_size).ctas > 0;
 }
 
 }  // namespace softmax
