@@ -65,6 +65,19 @@ TEST(PermutePrimitive, RanksFourAndFive) {
   CheckPermute(Shape{2, 2, 3, 1, 2}, {1, 2, 3, 4, 0}, DataType::kInt8);
 }
 
+// Batched 2-D transposes span several 32 x 32 tiles, partial ones at both edges: one dim moved
+// last, and back, as softmax over a non-last dim moves it; with and without a batch dim.
+TEST(PermutePrimitive, BatchedTransposesOverSeveralTiles) {
+  for (DataType dtype :
+       {DataType::kInt8, DataType::kFloat16, DataType::kFloat32, DataType::kFloat64}) {
+    CheckPermute(Shape{70, 45}, {1, 0}, dtype);
+    CheckPermute(Shape{3, 70, 45}, {0, 2, 1}, dtype);
+    CheckPermute(Shape{2, 33, 4, 65}, {0, 2, 3, 1}, dtype);
+    CheckPermute(Shape{2, 4, 65, 33}, {0, 3, 1, 2}, dtype);
+    CheckPermute(Shape{33, 2, 65}, {1, 2, 0}, dtype);
+  }
+}
+
 TEST(PermutePrimitive, EmptyTensorWritesNothing) {
   CheckPermute(Shape{0, 3}, {1, 0}, DataType::kFloat32);
 }

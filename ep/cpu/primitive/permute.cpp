@@ -1,6 +1,7 @@
 // CPU Permute for every dtype: elements move as opaque words of their size (1, 2, 4, 8 bytes),
-// so one instantiation per size serves all dtypes. Dims are merged first, then each row of the
-// output is one strided (or contiguous) copy, rows split over the pool.
+// so one instantiation per size serves all dtypes. Dims are merged first; a batched 2-D transpose
+// is copied by tiles, any other permutation a row of the output at a time, as one strided (or
+// contiguous) copy; rows or tiles split over the pool.
 #include "oneflow_lite/primitive/permute.h"
 
 #include <algorithm>
@@ -84,6 +85,40 @@ void CopyRows(const MergedPermutation& p, const Word* in, Word* out, int64_t fir
   }
 }
 
+// A batched 2-D transpose, (B, R, C) -> (B, C, R): after merging, dst dims (B, C, R) or (C, R)
+// whose middle dim is contiguous in the source (as every transpose that moves one dim to the end,
+// or back, merges to). Copying a dst row at a time reads the source down a column, a cache line a
+// word; tiles of kTransposeTile x kTransposeTile keep the lines a tile reads in cache.
+constexpr int64_t kTransposeTile = 32;
+
+bool IsBatchedTranspose(const MergedPermutation& p) {
+  const size_t n = p.dims.size();
+  return (n == 2 || n == 3) && p.steps[n - 2] == 1 && p.steps[n - 1] != 1;
+}
+
+// Tiles [first, last) of the C tiles of every batch: dst rows c0..c0 + kTransposeTile, every R.
+template <typename Word>
+void CopyTiles(const MergedPermutation& p, const Word* in, Word* out, int64_t first, int64_t last) {
+  const size_t n = p.dims.size();
+  const int64_t c_dim = p.dims[n - 2], r_dim = p.dims[n - 1], r_step = p.steps[n - 1];
+  const int64_t batch_step = n == 3 ? p.steps[0] : 0;
+  const int64_t c_tiles = (c_dim + kTransposeTile - 1) / kTransposeTile;
+  for (int64_t t = first; t < last; ++t) {
+    const int64_t b = t / c_tiles, c0 = t % c_tiles * kTransposeTile;
+    const int64_t c1 = std::min(c_dim, c0 + kTransposeTile);
+    const Word* src = in + b * batch_step;
+    Word* dst = out + b * c_dim * r_dim;
+    for (int64_t r0 = 0; r0 < r_dim; r0 += kTransposeTile) {
+      const int64_t r1 = std::min(r_dim, r0 + kTransposeTile);
+      for (int64_t c = c0; c < c1; ++c) {
+        for (int64_t r = r0; r < r1; ++r) {
+          dst[c * r_dim + r] = src[r * r_step + c];
+        }
+      }
+    }
+  }
+}
+
 template <typename Word>
 class CpuPermute final : public primitive::Permute {
  public:
@@ -103,6 +138,15 @@ class CpuPermute final : public primitive::Permute {
     }
     const MergedPermutation merged = Merge(num_dims, src_dims, perm);
     const int64_t cols = merged.dims.back();
+    if (IsBatchedTranspose(merged)) {
+      const int64_t c_dim = merged.dims[merged.dims.size() - 2];
+      const int64_t tiles = count / cols / c_dim * ((c_dim + kTransposeTile - 1) / kTransposeTile);
+      const int64_t grain = std::max<int64_t>(1, kElementwiseGrain / (kTransposeTile * cols));
+      ParallelFor(tiles, grain, [&](int64_t first, int64_t last) {
+        CopyTiles(merged, static_cast<const Word*>(src), static_cast<Word*>(dst), first, last);
+      });
+      return Ok();
+    }
     const int64_t grain = std::max<int64_t>(1, kElementwiseGrain / cols);
     ParallelFor(count / cols, grain, [&](int64_t first, int64_t last) {
       CopyRows(merged, static_cast<const Word*>(src), static_cast<Word*>(dst), first, last);
