@@ -1,8 +1,13 @@
-// The CUDA softmax's register-path plans (ep/cuda/primitive/softmax_plan.h), host code that
-// runs without a GPU: the plans at the sweep's points, and what every plan must respect.
+// The CUDA softmax's plans (ep/cuda/primitive/softmax_plan.h), host code that runs without a
+// GPU: the register path's plans at the sweep's points and what every plan must respect, and
+// which tensors the split and cluster paths take with plans that cover their rows.
 #include "ep/cuda/primitive/softmax_plan.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
 
 namespace oflite {
 namespace ep {
@@ -64,6 +69,76 @@ TEST(SoftmaxPlanTest, CoveredColsCountsWhatARowsPacksSpan) {
   EXPECT_EQ(CoveredCols(2, 1025), 1024);  // 16-bit: whole packs, the rest element by element
   EXPECT_EQ(RegisterBlockFor(1000, 8), 128);
   EXPECT_EQ(RegisterBlockFor(10, 8), 32);
+}
+
+// The split path takes at most a quarter as many rows as SMs, of 8192 columns or more, in tensors
+// of 2 MB or more, never float64; its plans cover each row with non-empty chunks of whole packs
+// and give the grid no more blocks than it may have.
+TEST(SoftmaxPlanTest, SplitRowsTakeFewLongRowsAndCoverThem) {
+  constexpr int kSms = 132;
+  EXPECT_TRUE(TakesSplitRows(kSms, 33, 65536, 4));
+  EXPECT_FALSE(TakesSplitRows(kSms, 34, 65536, 4));
+  EXPECT_FALSE(TakesSplitRows(kSms, 1, 8191, 4));     // short rows
+  EXPECT_TRUE(TakesSplitRows(kSms, 1, 524288, 4));    // 2 MB
+  EXPECT_FALSE(TakesSplitRows(kSms, 1, 524287, 4));   // just under
+  EXPECT_FALSE(TakesSplitRows(kSms, 1, 1 << 22, 8));  // float64
+  for (int64_t blocks : {1, 264, 528}) {
+    for (int64_t rows : {1, 2, 33, 1000}) {
+      for (int64_t cols :
+           {int64_t{1}, int64_t{7}, int64_t{8192}, int64_t{1048579}, (int64_t{1} << 31) + 5}) {
+        for (int elem_size : {4, 2}) {
+          const SplitRowsPlan plan = PlanSplitRows(blocks, rows, cols, elem_size);
+          const std::string what = std::to_string(blocks) + " blocks, " + std::to_string(rows) +
+                                   " x " + std::to_string(cols);
+          ASSERT_GE(plan.splits, 1) << what;
+          EXPECT_LE(plan.splits, std::max<int64_t>(1, blocks / rows)) << what;
+          EXPECT_EQ(plan.chunk % PackOf(elem_size), 0) << what;
+          EXPECT_GE(plan.splits * plan.chunk, cols) << what;
+          EXPECT_LT((plan.splits - 1) * plan.chunk, cols) << what;  // no empty chunk
+        }
+      }
+    }
+  }
+  EXPECT_EQ(PlanSplitRows(0, 1, 100, 4).splits, 0);  // no block fits
+  EXPECT_EQ(PlanSplitRows(10, 1, 0, 4).splits, 0);   // an empty tensor
+}
+
+// Cluster plans hold the row in at most 8 CTAs of whole warps, up to 1024 threads of 8 packs;
+// by default the cluster takes softmax rows of float32 from 32769 to 65536 columns and of 16-bit
+// types from 65536, in tensors of at least as many rows as SMs.
+TEST(SoftmaxPlanTest, ClusterPlansHoldTheRowAndTakeWhereTheyWon) {
+  for (int elem_size : {4, 2}) {
+    const int64_t pack = PackOf(elem_size);
+    for (int64_t cols : {1, 100, 32769, 50257, 65536, 131072, 262143, 262144, 524288, 524296}) {
+      const ClusterPlan plan = PlanCluster(cols, elem_size);
+      const int64_t packs = (cols + pack - 1) / pack;
+      if (plan.ctas == 0) {
+        EXPECT_GT(packs, int64_t{kClusterMaxCtas} * 1024 * 8) << elem_size << " bytes, " << cols;
+        continue;
+      }
+      EXPECT_LE(plan.ctas, kClusterMaxCtas);
+      EXPECT_EQ(plan.threads % 32, 0);
+      EXPECT_LE(plan.threads, 1024);
+      EXPECT_GE(int64_t{plan.ctas} * plan.threads * plan.packs, packs)
+          << elem_size << " bytes, " << cols;
+    }
+  }
+  EXPECT_EQ(PlanCluster(262144, 4).ctas, 8);
+  EXPECT_EQ(PlanCluster(262148, 4).ctas, 0);
+  EXPECT_EQ(PlanCluster(524288, 2).ctas, 8);
+  EXPECT_EQ(PlanCluster(524296, 2).ctas, 0);
+  constexpr int kSms = 132;
+  EXPECT_FALSE(TakesCluster(kSms, true, kSms, 32768, 4));
+  EXPECT_TRUE(TakesCluster(kSms, true, kSms, 32769, 4));
+  EXPECT_TRUE(TakesCluster(kSms, true, kSms, 65536, 4));
+  EXPECT_FALSE(TakesCluster(kSms, true, kSms, 65537, 4));
+  EXPECT_FALSE(TakesCluster(kSms, true, kSms, 65535, 2));
+  EXPECT_TRUE(TakesCluster(kSms, true, kSms, 65536, 2));
+  EXPECT_TRUE(TakesCluster(kSms, true, kSms, 524288, 2));
+  EXPECT_FALSE(TakesCluster(kSms, true, kSms, 524296, 2));  // too long for 8 CTAs
+  EXPECT_FALSE(TakesCluster(kSms, false, kSms, 65536, 4));  // log_softmax
+  EXPECT_FALSE(TakesCluster(kSms, true, kSms - 1, 65536, 4));
+  EXPECT_FALSE(TakesCluster(kSms, true, kSms, 65536, 8));
 }
 
 }  // namespace

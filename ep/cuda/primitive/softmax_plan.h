@@ -128,16 +128,17 @@ struct SplitRowsPlan {
   int64_t chunk = 0;
 };
 
-// `blocks`: how many blocks the grid may have (all resident at once); splits == 0 when none.
+// `blocks`: how many blocks the grid may have (all resident at once); splits == 0 when none (or
+// an empty tensor).
 inline SplitRowsPlan PlanSplitRows(int64_t blocks, int64_t rows, int64_t cols, int elem_size) {
+  if (blocks <= 0 || rows <= 0 || cols <= 0) {
+    return {0, 0};
+  }
   const int64_t pack = PackOf(elem_size);
   // Each thread folds at least one unrolled round of 4 packs.
   const int64_t min_chunk = int64_t{kSplitBlockThreads} * pack * 4;
   const int64_t wanted = std::max<int64_t>(1, blocks / std::max<int64_t>(rows, 1));
   const int64_t splits = std::min(wanted, (cols + min_chunk - 1) / min_chunk);
-  if (blocks == 0) {
-    return {0, 0};
-  }
   const int64_t chunk = ((cols + splits - 1) / splits + pack - 1) / pack * pack;
   return {static_cast<int>((cols + chunk - 1) / chunk), chunk};
 }
@@ -177,9 +178,9 @@ inline ClusterPlan PlanCluster(int64_t cols, int elem_size) {
 
 // By default only where it measured faster than the block kernels (docs/BENCHMARKS.md):
 // softmax forward rows of float32 past the register path's longest (32768 columns) up to 65536,
-// and of 16-bit types from 65536 on, in tensors with rows enough to fill the GPU (fewer take the
-// split path). log_softmax, longer float32 rows and shorter 16-bit rows lost to the
-// shared-memory or uncached kernel.
+// and of 16-bit types from 65536 on, in tensors with at least as many rows as SMs (a quarter as
+// many or fewer take the split path, those between the block kernels). log_softmax, longer float32
+// rows and shorter 16-bit rows lost to the shared-memory or uncached kernel.
 constexpr int64_t kClusterMinCols = 32768;
 constexpr int64_t kClusterMaxFloatCols = 65536;
 constexpr int64_t kClusterMinHalfCols = 65536;

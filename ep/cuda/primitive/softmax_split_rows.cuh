@@ -1,5 +1,6 @@
-// Softmax rows split over several blocks, for tensors with fewer rows than the GPU has SMs,
-// where a block a row would leave most SMs idle (which tensors: TakesSplitRows). Each block
+// Softmax rows split over several blocks, for tensors with a few long rows (at most a quarter as
+// many as the GPU has SMs), where a block a row would leave most SMs idle (which tensors:
+// TakesSplitRows). Each block
 // folds its chunk of a row into a partial in the stream's workspace (the running max and sum
 // for the forward, the gradient's dot product for the backward); after a grid-wide barrier each
 // combines its row's partials and writes its chunk, reading it again (from L2 when the tensor
@@ -246,7 +247,10 @@ cudaError_t LaunchSplitRowsWithPack(const CudaDeviceProperties& props, cudaStrea
                                     void* workspace, size_t workspace_bytes, LaunchInfo* info) {
   using C = CudaComputeType<T>;
   using P = SplitPartial<T, C, kAlgorithm, kBackward>;
-  constexpr bool kCanHold = !kBackward && kPack > 1;
+  // Only float32 softmax held its chunks in no more registers than the plain kernel (64); the
+  // others took 74-126 and half the blocks an SM, which the choice below never takes.
+  constexpr bool kCanHold = !kBackward && kPack > 1 && std::is_same_v<T, float> &&
+                            kAlgorithm == SoftmaxAlgorithm::kSoftmax;
   constexpr int kHeldPacks = kCanHold ? kSplitHeldPacks : 0;
   SplitRowsPlan plan, held_plan;
   int64_t resident = 0, held_resident = 0;
