@@ -675,6 +675,30 @@ uint64_t Mix(uint64_t i) {
   return i ^ (i >> 31);
 }
 
+// float16 multiples of 1/1024 in [-4, 4) from each element's index.
+std::vector<float16> MixedHalfValues(size_t n) {
+  std::vector<float16> host(n);
+  for (size_t i = 0; i < n; ++i) {
+    host[i] = float16(static_cast<float>(Mix(i) % 8192) / 1024.0f - 4.0f);
+  }
+  return host;
+}
+
+// Softmax over the last dim of `host` on cuda:0, checked to have run on `path`.
+Tensor LargeSoftmaxOnPath(const std::vector<float16>& host, const Shape& shape,
+                          const std::string& path) {
+  const Tensor x = Unwrap(
+      Tensor::FromHost(host.data(), host.size() * 2, shape, DataType::kFloat16, Device::Cuda(0)));
+  DispatchTrace trace;
+  const Tensor y = Unwrap(functional::Softmax(x, 1));
+  EXPECT_EQ(trace.records().size(), 1u);
+  if (!trace.records().empty()) {
+    EXPECT_NE(trace.records()[0].primitives[0].find(path), std::string::npos)
+        << trace.records()[0].primitives[0];
+  }
+  return y;
+}
+
 // More than 2^31 elements: 64-bit indexing, on the shared-memory path (rows of 1025, forced)
 // and the register path (rows of 1024, and of 1025, which start mid-pack). Large (4.3 GB of
 // float16 each way): runs only with OFLITE_LARGE_TESTS=1.
@@ -695,17 +719,8 @@ TEST_F(CudaSoftmaxTest, LargeTensorBeyondTwoToThe31Elements) {
     ep::ScopedSoftmaxImpl forced(c.impl);
     const int64_t rows = (int64_t{1} << 21) + 3;  // over 2^31 elements either way
     const Shape shape = {rows, cols};
-    std::vector<float16> host(static_cast<size_t>(rows * cols));
-    for (size_t i = 0; i < host.size(); ++i) {
-      host[i] = float16(static_cast<float>(Mix(i) % 8192) / 1024.0f - 4.0f);
-    }
-    const Tensor x = Unwrap(
-        Tensor::FromHost(host.data(), host.size() * 2, shape, DataType::kFloat16, Device::Cuda(0)));
-    DispatchTrace trace;
-    const Tensor y = Unwrap(functional::Softmax(x, 1));
-    ASSERT_EQ(trace.records().size(), 1u);
-    EXPECT_NE(trace.records()[0].primitives[0].find(path), std::string::npos)
-        << trace.records()[0].primitives[0];
+    const std::vector<float16> host = MixedHalfValues(static_cast<size_t>(rows * cols));
+    const Tensor y = LargeSoftmaxOnPath(host, shape, path);
     std::vector<float16> out(host.size());
     ASSERT_TRUE(y.CopyToHost(out.data(), out.size() * 2).ok());
     for (int64_t row : {int64_t{0}, rows / 2, rows - 1}) {  // the last row lies past 2^31
@@ -739,17 +754,8 @@ TEST_F(CudaSoftmaxTest, LargeSplitAndClusterRowsBeyondTwoToThe31Elements) {
       continue;
     }
     const Shape shape = {c.rows, c.cols};
-    std::vector<float16> host(static_cast<size_t>(c.rows * c.cols));
-    for (size_t i = 0; i < host.size(); ++i) {
-      host[i] = float16(static_cast<float>(Mix(i) % 8192) / 1024.0f - 4.0f);
-    }
-    const Tensor x = Unwrap(
-        Tensor::FromHost(host.data(), host.size() * 2, shape, DataType::kFloat16, Device::Cuda(0)));
-    DispatchTrace trace;
-    const Tensor y = Unwrap(functional::Softmax(x, 1));
-    ASSERT_EQ(trace.records().size(), 1u);
-    EXPECT_NE(trace.records()[0].primitives[0].find(c.path), std::string::npos)
-        << trace.records()[0].primitives[0];
+    const std::vector<float16> host = MixedHalfValues(static_cast<size_t>(c.rows * c.cols));
+    const Tensor y = LargeSoftmaxOnPath(host, shape, c.path);
     std::vector<float16> out(host.size());
     ASSERT_TRUE(y.CopyToHost(out.data(), out.size() * 2).ok());
     for (int64_t row : {int64_t{0}, c.rows / 2, c.rows - 1}) {

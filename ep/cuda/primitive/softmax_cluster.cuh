@@ -180,6 +180,27 @@ const void* ClusterKernel() {
       &ClusterSoftmaxKernel<T, CudaComputeType<T>, kAlgorithm, kPacks>);
 }
 
+// A launch of `blocks` CTAs of the plan's threads in clusters of the plan's size. The cluster
+// attribute sits beside the configuration that points at it: neither is copied.
+struct ClusterLaunchConfig {
+  cudaLaunchAttribute attr = {};
+  cudaLaunchConfig_t config = {};
+
+  ClusterLaunchConfig(ClusterPlan plan, int64_t blocks, cudaStream_t stream) {
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = static_cast<unsigned>(plan.ctas);
+    attr.val.clusterDim.y = 1;
+    attr.val.clusterDim.z = 1;
+    config.gridDim = dim3(static_cast<unsigned>(blocks));
+    config.blockDim = dim3(static_cast<unsigned>(plan.threads));
+    config.stream = stream;
+    config.attrs = &attr;
+    config.numAttrs = 1;
+  }
+  ClusterLaunchConfig(const ClusterLaunchConfig&) = delete;
+  ClusterLaunchConfig& operator=(const ClusterLaunchConfig&) = delete;
+};
+
 // Whether clusters of this plan can be resident on the device (a cluster's CTAs must share a
 // GPC), asked once per device, kernel and plan.
 inline cudaError_t ClusterFits(const CudaDeviceProperties& props, const void* kernel,
@@ -193,18 +214,9 @@ inline cudaError_t ClusterFits(const CudaDeviceProperties& props, const void* ke
     *fits = it->second;
     return cudaSuccess;
   }
-  cudaLaunchConfig_t config = {};
-  cudaLaunchAttribute attr;
-  attr.id = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x = static_cast<unsigned>(plan.ctas);
-  attr.val.clusterDim.y = 1;
-  attr.val.clusterDim.z = 1;
-  config.gridDim = dim3(static_cast<unsigned>(plan.ctas));
-  config.blockDim = dim3(static_cast<unsigned>(plan.threads));
-  config.attrs = &attr;
-  config.numAttrs = 1;
+  const ClusterLaunchConfig launch(plan, plan.ctas, nullptr);
   int clusters = 0;
-  const cudaError_t err = cudaOccupancyMaxActiveClusters(&clusters, kernel, &config);
+  const cudaError_t err = cudaOccupancyMaxActiveClusters(&clusters, kernel, &launch.config);
   if (err != cudaSuccess) {
     return err;
   }
@@ -215,19 +227,9 @@ inline cudaError_t ClusterFits(const CudaDeviceProperties& props, const void* ke
 template <typename T, SoftmaxAlgorithm kAlgorithm, int kPacks>
 cudaError_t LaunchClusterWithPacks(cudaStream_t stream, int64_t rows, int64_t cols, const T* x,
                                    T* y, ClusterPlan plan) {
-  cudaLaunchConfig_t config = {};
-  cudaLaunchAttribute attr;
-  attr.id = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x = static_cast<unsigned>(plan.ctas);
-  attr.val.clusterDim.y = 1;
-  attr.val.clusterDim.z = 1;
-  config.gridDim = dim3(static_cast<unsigned>(rows * plan.ctas));
-  config.blockDim = dim3(static_cast<unsigned>(plan.threads));
-  config.stream = stream;
-  config.attrs = &attr;
-  config.numAttrs = 1;
+  const ClusterLaunchConfig launch(plan, rows * plan.ctas, stream);
   return cudaLaunchKernelEx(
-      &config, ClusterSoftmaxKernel<T, CudaComputeType<T>, kAlgorithm, kPacks>, x, y, cols);
+      &launch.config, ClusterSoftmaxKernel<T, CudaComputeType<T>, kAlgorithm, kPacks>, x, y, cols);
 }
 
 // Launches the cluster path if the device can hold the plan's clusters; *launched says whether
