@@ -8,7 +8,7 @@ packages=(
   g++ cmake ninja-build ccache
   libgoogle-glog-dev libprotobuf-dev protobuf-compiler
   libgtest-dev libgmock-dev libcli11-dev
-  libopenblas-openmp-dev libdnnl-dev ocl-icd-opencl-dev
+  libopenblas-openmp-dev libdnnl-dev ocl-icd-opencl-dev libdlpack-dev
 )
 # --sanitize: clang and its runtimes (ASan, UBSan, libFuzzer) for tools/test.sh --sanitize.
 if [ "${1:-}" = "--sanitize" ]; then

@@ -17,6 +17,8 @@ namespace oflite {
 Storage::~Storage() {
   if (allocator_ != nullptr) {
     allocator_->Deallocate(ptr_, bytes_);
+  } else if (deleter_) {
+    deleter_();
   }
 }
 

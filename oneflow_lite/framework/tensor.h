@@ -4,6 +4,7 @@
 #define ONEFLOW_LITE_FRAMEWORK_TENSOR_H_
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -11,6 +12,9 @@
 #include "oneflow_lite/common/device.h"
 #include "oneflow_lite/common/maybe.h"
 #include "oneflow_lite/common/shape.h"
+
+// DLPack's managed tensor (dlpack/dlpack.h); the header stays out of ours.
+struct DLManagedTensor;
 
 namespace oflite {
 
@@ -20,11 +24,18 @@ class Device;
 }  // namespace ep
 
 // Memory of one allocation on one device, freed through its allocator when the last tensor
-// lets go. A null allocator means the memory belongs to the caller (see Tensor::FromStorage).
+// lets go. A null allocator means the memory belongs to the caller (see Tensor::FromStorage),
+// who may hand a deleter that runs once, when the last tensor lets go.
 class Storage {
  public:
   Storage(ep::Allocator* allocator, void* ptr, size_t bytes, Device device)
       : allocator_(allocator), ptr_(ptr), bytes_(bytes), device_(device) {}
+  Storage(void* ptr, size_t bytes, Device device, std::function<void()> deleter)
+      : allocator_(nullptr),
+        ptr_(ptr),
+        bytes_(bytes),
+        device_(device),
+        deleter_(std::move(deleter)) {}
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
   ~Storage();
@@ -38,6 +49,7 @@ class Storage {
   void* ptr_;
   size_t bytes_;
   Device device_;
+  std::function<void()> deleter_;
 };
 
 class Tensor {
@@ -62,6 +74,17 @@ class Tensor {
   // hold only bytes 0 and 1, as PyTorch's must: nothing copies it to check.
   static Maybe<Tensor> FromStorage(std::shared_ptr<Storage> storage, const Shape& shape,
                                    DataType data_type);
+  // Takes a DLPack tensor without copying: CPU memory (kDLCPU, or kDLCUDAHost, pinned) or a
+  // CUDA device's, compact row-major (strides null or those of a contiguous tensor), of a dtype
+  // oflite has. Its deleter runs once, when the last tensor over it lets go. On an error
+  // (ValueError for a null tensor, other strides or lanes, a negative dim; TypeError for a dtype;
+  // DeviceError for a device type oflite lacks or a CUDA device it cannot use) nothing is taken:
+  // the caller still owns `managed`.
+  static Maybe<Tensor> FromDLPack(DLManagedTensor* managed);
+  // The tensor as a DLPack tensor over the same memory (no copy), which keeps the storage alive
+  // until its deleter runs; the consumer calls the deleter once. bool goes out as DLPack's
+  // kDLBool (code 6) of 8 bits.
+  Maybe<DLManagedTensor*> ToDLPack() const;
 
   // Copies the elements to host memory of exactly nbytes() bytes.
   Maybe<void> CopyToHost(void* dst, size_t bytes) const;
