@@ -3,7 +3,8 @@
 # prefix, checks what it holds, builds the out-of-tree example tools/examples/custom_op against
 # it with find_package(oneflow_lite) alone, runs the example's program, and proves the example's
 # op with the installed CLI: `oflite --load libexample_ops.so optest --op example.swiglu --device cpu`
-# (and --device cuda when the package has CUDA and a GPU is visible).
+# (and --device cuda when the package has CUDA and a GPU is visible); then builds the C example
+# tools/examples/c_api/softmax.c with gcc -std=c11 against the installed header and library, and runs it.
 #
 # Usage: tools/consumer_test.sh BUILD_DIR     (ctest runs it as consumer_example)
 set -euo pipefail
@@ -59,4 +60,10 @@ oflite=("$prefix/bin/oflite" --load "$work/example/libexample_ops.so")
 if grep -q "set(oneflow_lite_WITH_CUDA ON)" "$config" && nvidia-smi -L > /dev/null 2>&1; then
   "${oflite[@]}" optest --op example.swiglu --device cuda
 fi
+# The C API from C: a C11 program against the installed header and library alone.
+libdir=$(dirname "$(ls "$prefix"/lib*/liboneflow_lite.so | head -1)")
+gcc -std=c11 -pedantic -Wall -Wextra -Werror -I"$prefix/include" "$root/tools/examples/c_api/softmax.c" \
+  -L"$libdir" -loneflow_lite -lm -Wl,-rpath,"$libdir" -o "$work/c_softmax" ||
+  fail "the C example does not build against the installed package"
+"$work/c_softmax" || fail "the C example failed"
 echo "consumer_test: the installed package builds and runs the example"
