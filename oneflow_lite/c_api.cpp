@@ -96,7 +96,7 @@ const char* oflite_status_message(const oflite_status* status) {
 void oflite_status_free(oflite_status* status) { delete status; }
 
 oflite_status* oflite_tensor_from_host(const void* data, size_t bytes, const int64_t* shape,
-                                       int ndim, oflite_dtype dtype, const char* device,
+                                       int ndim, int dtype, const char* device,
                                        oflite_tensor** out) {
   return Guarded([&]() -> oflite::Maybe<void> {
     const char* call = "oflite_tensor_from_host";

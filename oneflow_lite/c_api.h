@@ -49,10 +49,11 @@ oflite_error_kind oflite_status_kind(const oflite_status* status);
 const char* oflite_status_message(const oflite_status* status);
 void oflite_status_free(oflite_status* status);
 
-/* A tensor of `ndim` dims copied from `bytes` bytes of host memory, on `device` ("cpu",
- * "cuda", "cuda:1"; NULL for the CPU). */
+/* A tensor of `ndim` dims and dtype `dtype` (an oflite_dtype value, taken as an int so that any
+ * other value is a ValueError rather than an invalid enum) copied from `bytes` bytes of host
+ * memory, on `device` ("cpu", "cuda", "cuda:1"; NULL for the CPU). */
 oflite_status* oflite_tensor_from_host(const void* data, size_t bytes, const int64_t* shape,
-                                       int ndim, oflite_dtype dtype, const char* device,
+                                       int ndim, int dtype, const char* device,
                                        oflite_tensor** out);
 /* Takes a DLPack tensor without copying (Tensor::FromDLPack: compact row-major CPU or CUDA
  * memory); on an error the caller still owns it. */

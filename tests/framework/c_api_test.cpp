@@ -110,9 +110,8 @@ TEST(CApi, ErrorsComeBackWithTheirKindAndMessage) {
                OFLITE_VALUE_ERROR, "bytes");
   ExpectStatus(oflite_tensor_from_host(ints, 8, shape, -1, OFLITE_INT32, "cpu", &out),
                OFLITE_VALUE_ERROR, "ndim -1");
-  ExpectStatus(
-      oflite_tensor_from_host(ints, 8, shape, 1, static_cast<oflite_dtype>(42), "cpu", &out),
-      OFLITE_VALUE_ERROR, "42");
+  ExpectStatus(oflite_tensor_from_host(ints, 8, shape, 1, 42, "cpu", &out), OFLITE_VALUE_ERROR,
+               "42");
   float host[2];
   ExpectStatus(oflite_tensor_copy_to_host(x, host, sizeof(host)), OFLITE_VALUE_ERROR, "bytes");
   ExpectStatus(oflite_tensor_copy_to_host(nullptr, host, sizeof(host)), OFLITE_VALUE_ERROR,
