@@ -26,7 +26,23 @@ struct oflite_attrs {
 
 namespace {
 
+using oflite::DataType;
 using oflite::ErrorKind;
+
+// oflite_dtype mirrors DataType value for value: the C API casts one to the other.
+constexpr bool SameValue(oflite_dtype c, DataType cpp) {
+  return static_cast<int>(c) == static_cast<int>(cpp);
+}
+static_assert(SameValue(OFLITE_FLOAT32, DataType::kFloat32) &&
+                  SameValue(OFLITE_FLOAT64, DataType::kFloat64) &&
+                  SameValue(OFLITE_FLOAT16, DataType::kFloat16) &&
+                  SameValue(OFLITE_BFLOAT16, DataType::kBFloat16) &&
+                  SameValue(OFLITE_INT8, DataType::kInt8) &&
+                  SameValue(OFLITE_UINT8, DataType::kUInt8) &&
+                  SameValue(OFLITE_INT32, DataType::kInt32) &&
+                  SameValue(OFLITE_INT64, DataType::kInt64) &&
+                  SameValue(OFLITE_BOOL, DataType::kBool),
+              "oflite_dtype and oflite::DataType differ");
 
 oflite_error_kind ToCKind(ErrorKind kind) {
   switch (kind) {
@@ -111,7 +127,7 @@ oflite_status* oflite_tensor_from_host(const void* data, size_t bytes, const int
     OFLITE_ASSIGN_OR_RETURN(
         t,
         oflite::Tensor::FromHost(data, bytes, oflite::Shape(oflite::DimVector(shape, shape + ndim)),
-                                 static_cast<oflite::DataType>(dtype), where));
+                                 static_cast<DataType>(dtype), where));
     *out = new oflite_tensor{std::move(t)};
     return oflite::Ok();
   });
