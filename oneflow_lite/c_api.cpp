@@ -64,13 +64,20 @@ oflite_error_kind ToCKind(ErrorKind kind) {
   return OFLITE_RUNTIME_ERROR;
 }
 
-oflite_status* NewStatus(oflite_error_kind kind, std::string message) {
-  return new (std::nothrow) oflite_status{kind, std::move(message)};
+// What a call returns when even its status cannot be allocated; oflite_status_free leaves it.
+oflite_status no_memory_status{OFLITE_OUT_OF_MEMORY, "out of host memory"};
+
+oflite_status* NewStatus(oflite_error_kind kind, const char* message) noexcept {
+  try {
+    return new oflite_status{kind, message};
+  } catch (...) {
+    return &no_memory_status;
+  }
 }
 
 oflite_status* FromMaybe(const oflite::Maybe<void>& result) {
   return result.ok() ? nullptr
-                     : NewStatus(ToCKind(result.error().kind()), result.error().message());
+                     : NewStatus(ToCKind(result.error().kind()), result.error().message().c_str());
 }
 
 // Runs body (returning Maybe<void>) with exceptions turned into statuses.
@@ -79,7 +86,7 @@ oflite_status* Guarded(F body) {
   try {
     return FromMaybe(body());
   } catch (const std::bad_alloc&) {
-    return NewStatus(OFLITE_OUT_OF_MEMORY, "out of host memory");
+    return &no_memory_status;
   } catch (const std::exception& e) {
     return NewStatus(OFLITE_RUNTIME_ERROR, e.what());
   } catch (...) {
@@ -90,13 +97,11 @@ oflite_status* Guarded(F body) {
 #define OFLITE_C_CHECK_ARG(cond, call, what) \
   OFLITE_CHECK_OR_RETURN(cond, ValueError) << call << ": " << what << " is NULL"
 
-oflite_status* SetAttr(oflite_attrs* attrs, const char* name, oflite::AttrValue value) {
-  return Guarded([&]() -> oflite::Maybe<void> {
-    OFLITE_C_CHECK_ARG(attrs != nullptr, "oflite_attrs_set", "attrs");
-    OFLITE_C_CHECK_ARG(name != nullptr, "oflite_attrs_set", "name");
-    attrs->map.Set(name, std::move(value));
-    return oflite::Ok();
-  });
+oflite::Maybe<void> SetAttr(oflite_attrs* attrs, const char* name, oflite::AttrValue value) {
+  OFLITE_C_CHECK_ARG(attrs != nullptr, "oflite_attrs_set", "attrs");
+  OFLITE_C_CHECK_ARG(name != nullptr, "oflite_attrs_set", "name");
+  attrs->map.Set(name, std::move(value));
+  return oflite::Ok();
 }
 
 }  // namespace
@@ -109,7 +114,11 @@ oflite_error_kind oflite_status_kind(const oflite_status* status) {
 const char* oflite_status_message(const oflite_status* status) {
   return status == nullptr ? "" : status->message.c_str();
 }
-void oflite_status_free(oflite_status* status) { delete status; }
+void oflite_status_free(oflite_status* status) {
+  if (status != &no_memory_status) {
+    delete status;
+  }
+}
 
 oflite_status* oflite_tensor_from_host(const void* data, size_t bytes, const int64_t* shape,
                                        int ndim, int dtype, const char* device,
@@ -177,26 +186,26 @@ void oflite_tensor_free(oflite_tensor* tensor) { delete tensor; }
 oflite_attrs* oflite_attrs_new(void) { return new (std::nothrow) oflite_attrs; }
 void oflite_attrs_free(oflite_attrs* attrs) { delete attrs; }
 oflite_status* oflite_attrs_set_int(oflite_attrs* attrs, const char* name, int64_t value) {
-  return SetAttr(attrs, name, value);
+  return Guarded([&] { return SetAttr(attrs, name, value); });
 }
 oflite_status* oflite_attrs_set_double(oflite_attrs* attrs, const char* name, double value) {
-  return SetAttr(attrs, name, value);
+  return Guarded([&] { return SetAttr(attrs, name, value); });
 }
 oflite_status* oflite_attrs_set_bool(oflite_attrs* attrs, const char* name, int value) {
-  return SetAttr(attrs, name, value != 0);
+  return Guarded([&] { return SetAttr(attrs, name, value != 0); });
 }
 oflite_status* oflite_attrs_set_string(oflite_attrs* attrs, const char* name, const char* value) {
-  if (value == nullptr) {
-    return NewStatus(OFLITE_VALUE_ERROR, "oflite_attrs_set_string: value is NULL");
-  }
-  return SetAttr(attrs, name, std::string(value));
+  return Guarded([&]() -> oflite::Maybe<void> {
+    OFLITE_C_CHECK_ARG(value != nullptr, "oflite_attrs_set_string", "value");
+    return SetAttr(attrs, name, std::string(value));
+  });
 }
 oflite_status* oflite_attrs_set_ints(oflite_attrs* attrs, const char* name, const int64_t* values,
                                      size_t count) {
-  if (values == nullptr && count > 0) {
-    return NewStatus(OFLITE_VALUE_ERROR, "oflite_attrs_set_ints: values is NULL");
-  }
-  return SetAttr(attrs, name, std::vector<int64_t>(values, values + count));
+  return Guarded([&]() -> oflite::Maybe<void> {
+    OFLITE_C_CHECK_ARG(values != nullptr || count == 0, "oflite_attrs_set_ints", "values");
+    return SetAttr(attrs, name, std::vector<int64_t>(values, values + count));
+  });
 }
 
 oflite_status* oflite_call(const char* op, const oflite_tensor* const* inputs, size_t num_inputs,
