@@ -110,8 +110,8 @@ Maybe<void*> CudaStream::workspace() {
   std::lock_guard<std::mutex> lock(blas_mutex_);
   if (workspace_ == nullptr) {
     OFLITE_JUST(SetDevice());
-    OFLITE_JUST(CudaCheck(cudaMalloc(&workspace_, kWorkspaceBytes),
-                          "cudaMalloc (stream workspace)"));
+    OFLITE_JUST(
+        CudaCheck(cudaMalloc(&workspace_, kWorkspaceBytes), "cudaMalloc (stream workspace)"));
   }
   return workspace_;
 }
