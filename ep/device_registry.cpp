@@ -1,7 +1,6 @@
-#include <glog/logging.h>
-
 #include <array>
 
+#include "oneflow_lite/common/check.h"
 #include "oneflow_lite/ep/device.h"
 
 namespace oflite {
@@ -16,8 +15,8 @@ std::array<std::unique_ptr<DeviceProvider>, kDeviceTypeCount>& Providers() {
 
 void RegisterDeviceProvider(std::unique_ptr<DeviceProvider> provider) {
   auto& slot = Providers()[static_cast<size_t>(provider->type())];
-  CHECK(slot == nullptr) << "two device providers registered for "
-                         << DeviceTypeName(provider->type());
+  OFLITE_CHECK(slot == nullptr) << "two device providers registered for "
+                                << DeviceTypeName(provider->type());
   slot = std::move(provider);
 }
 

@@ -1,11 +1,10 @@
 #include "ops/elementwise_reference.h"
 
-#include <glog/logging.h>
-
 #include <cmath>
 #include <cstdint>
 #include <limits>
 
+#include "oneflow_lite/common/logging.h"
 #include "oneflow_lite/common/type_promotion.h"
 
 namespace oflite {
@@ -97,7 +96,7 @@ double ReferenceBinary(primitive::BinaryOp op, double a, double b, double attr) 
     case BinaryOp::kLeakyReluGrad:  // (dy, x)
       return b > 0 ? a : attr * a;
   }
-  LOG(FATAL) << "ReferenceBinary: no case for op " << static_cast<int>(op);
+  OFLITE_LOG(FATAL) << "ReferenceBinary: no case for op " << static_cast<int>(op);
   return NAN;
 }
 
@@ -131,7 +130,7 @@ double ReferenceUnary(primitive::UnaryOp op, double x, double attr) {
     case UnaryOp::kLeakyRelu:
       return x > 0 ? x : attr * x;
   }
-  LOG(FATAL) << "ReferenceUnary: no case for op " << static_cast<int>(op);
+  OFLITE_LOG(FATAL) << "ReferenceUnary: no case for op " << static_cast<int>(op);
   return NAN;
 }
 
@@ -156,7 +155,7 @@ double ReferenceCast(double v, DataType to) {
     case DataType::kFloat64:
       return v;
   }
-  LOG(FATAL) << "ReferenceCast: invalid dtype " << static_cast<int>(to);
+  OFLITE_LOG(FATAL) << "ReferenceCast: invalid dtype " << static_cast<int>(to);
   return NAN;
 }
 

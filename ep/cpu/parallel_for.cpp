@@ -1,12 +1,11 @@
 #include "ep/cpu/parallel_for.h"
 
-#include <glog/logging.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
 
+#include "oneflow_lite/common/logging.h"
 #include "oneflow_lite/ep/num_threads.h"
 
 #ifdef _OPENMP
@@ -24,8 +23,8 @@ int DefaultNumThreads() {
     if (errno == 0 && end != text && *end == '\0' && n >= 1 && n <= (1 << 16)) {
       return static_cast<int>(n);
     }
-    LOG(WARNING) << "OFLITE_NUM_THREADS=\"" << text
-                 << "\" is not a positive integer; using OpenMP's default";
+    OFLITE_LOG(WARNING) << "OFLITE_NUM_THREADS=\"" << text
+                        << "\" is not a positive integer; using OpenMP's default";
   }
 #ifdef _OPENMP
   return omp_get_max_threads();

@@ -1,19 +1,16 @@
 #include "oneflow_lite/common/check.h"
 
-#include <cstdio>
-#include <cstdlib>
+#include "oneflow_lite/common/logging.h"
 
 namespace oflite {
 namespace detail {
 
-CheckFailure::CheckFailure(const char* file, int line, const char* condition) {
-  message_ << file << ":" << line << ": check failed: " << condition << ": ";
+CheckFailure::CheckFailure(const char* file, int line, const char* condition)
+    : file_(file), line_(line) {
+  message_ << "check failed: " << condition << ": ";
 }
 
-CheckFailure::~CheckFailure() {
-  std::fprintf(stderr, "%s\n", message_.str().c_str());
-  std::abort();
-}
+CheckFailure::~CheckFailure() { SendFatalLogLine(file_, line_, message_.str()); }
 
 }  // namespace detail
 }  // namespace oflite

@@ -9,14 +9,14 @@
 namespace oflite {
 namespace detail {
 
-// Collects the message; its destructor prints "file:line: check failed: cond: message" to
-// stderr and aborts.
+// Collects the message; its destructor sends "check failed: cond: message" to the log sink
+// (oneflow_lite/common/logging.h) as a fatal line from file:line, then aborts.
 class CheckFailure {
  public:
   CheckFailure(const char* file, int line, const char* condition);
   CheckFailure(const CheckFailure&) = delete;
   CheckFailure& operator=(const CheckFailure&) = delete;
-  ~CheckFailure();
+  [[noreturn]] ~CheckFailure();
 
   template <typename T>
   CheckFailure& operator<<(const T& value) {
@@ -25,6 +25,8 @@ class CheckFailure {
   }
 
  private:
+  const char* file_;
+  int line_;
   std::ostringstream message_;
 };
 

@@ -1,6 +1,6 @@
 #include "oneflow_lite/common/registration_owner.h"
 
-#include <glog/logging.h>
+#include "oneflow_lite/common/check.h"
 
 namespace oflite {
 
@@ -11,7 +11,7 @@ RegistrationScope* live_scope = nullptr;
 }  // namespace
 
 RegistrationScope::RegistrationScope(std::string owner) : owner_(std::move(owner)) {
-  CHECK(live_scope == nullptr) << "registration scopes do not nest";
+  OFLITE_CHECK(live_scope == nullptr) << "registration scopes do not nest";
   live_scope = this;
 }
 
@@ -23,13 +23,13 @@ const std::string& CurrentRegistrationOwner() {
 }
 
 void ReportDuplicateRegistration(const std::string& what, const std::string& existing_owner) {
-  CHECK(live_scope != nullptr) << what << " is registered twice (both " << existing_owner
-                               << "): two registrations linked into one process";
+  OFLITE_CHECK(live_scope != nullptr) << what << " is registered twice (both " << existing_owner
+                                      << "): two registrations linked into one process";
   live_scope->AddRefusal(what + ", which is already registered by " + existing_owner);
 }
 
 void ReportRefusedRegistration(const std::string& refusal) {
-  CHECK(live_scope != nullptr) << "refused registration: " << refusal;
+  OFLITE_CHECK(live_scope != nullptr) << "refused registration: " << refusal;
   live_scope->AddRefusal(refusal);
 }
 

@@ -1,9 +1,8 @@
 #include "oneflow_lite/framework/op_kernel.h"
 
-#include <glog/logging.h>
-
 #include <algorithm>
 
+#include "oneflow_lite/common/check.h"
 #include "oneflow_lite/common/registration_owner.h"
 #include "oneflow_lite/ep/stream.h"
 
@@ -12,7 +11,7 @@ namespace oflite {
 namespace {
 size_t ArgIndex(const std::vector<std::string>& names, const std::string& name) {
   auto it = std::find(names.begin(), names.end(), name);
-  CHECK(it != names.end()) << "no argument named '" << name << "'";
+  OFLITE_CHECK(it != names.end()) << "no argument named '" << name << "'";
   return static_cast<size_t>(it - names.begin());
 }
 }  // namespace
@@ -34,12 +33,12 @@ const Tensor& KernelComputeContext::Output(const std::string& name) const {
 }
 
 const Tensor& KernelComputeContext::InputAt(size_t i) const {
-  CHECK_LT(i, schema_->inputs().size()) << schema_->name() << ": no input " << i;
+  OFLITE_CHECK(i < schema_->inputs().size()) << schema_->name() << ": no input " << i;
   return inputs_[i];
 }
 
 const Tensor& KernelComputeContext::OutputAt(size_t i) const {
-  CHECK_LT(i, schema_->outputs().size()) << schema_->name() << ": no output " << i;
+  OFLITE_CHECK(i < schema_->outputs().size()) << schema_->name() << ": no output " << i;
   return outputs_[i];
 }
 

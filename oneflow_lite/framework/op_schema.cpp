@@ -1,9 +1,8 @@
 #include "oneflow_lite/framework/op_schema.h"
 
-#include <glog/logging.h>
-
 #include <algorithm>
 
+#include "oneflow_lite/common/check.h"
 #include "oneflow_lite/common/join.h"
 
 namespace oflite {
@@ -12,7 +11,7 @@ namespace {
 size_t IndexOf(const std::vector<std::string>& names, const std::string& name,
                const std::string& op, const char* what) {
   auto it = std::find(names.begin(), names.end(), name);
-  CHECK(it != names.end()) << "op " << op << " has no " << what << " named '" << name << "'";
+  OFLITE_CHECK(it != names.end()) << "op " << op << " has no " << what << " named '" << name << "'";
   return static_cast<size_t>(it - names.begin());
 }
 }  // namespace

@@ -1,7 +1,5 @@
 #include "oneflow_lite/framework/op_test_spec.h"
 
-#include <glog/logging.h>
-
 #include <algorithm>
 #include <cmath>
 #include <utility>
