@@ -2,8 +2,8 @@
 # Quick start 2: builds everything and runs the whole test suite with ctest.
 # --sanitize: builds the CPU suite with clang under AddressSanitizer and UndefinedBehaviorSanitizer
 # into build-sanitize/, with the libFuzzer targets, and runs it there (each fuzz target for a
-# fixed number of inputs), and the registry concurrency test under ThreadSanitizer in
-# build-tsan/; any sanitizer report fails its test.
+# fixed number of inputs), and the registry and log-sink concurrency tests under ThreadSanitizer
+# in build-tsan/; any sanitizer report fails its test.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -33,9 +33,13 @@ for kind in CXX_FLAGS EXE_LINKER_FLAGS SHARED_LINKER_FLAGS MODULE_LINKER_FLAGS; 
 done
 CC=clang CXX=clang++ cmake -S "$root" -B "$tsan" "${generator[@]}" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOFLITE_WITH_CUDA=OFF -DBUILD_TESTING=ON "${tsan_flags[@]}"
-cmake --build "$tsan" -j "$(nproc)" --target oflite_plugin_test oflite_test_plugin_conflict
+cmake --build "$tsan" -j "$(nproc)" --target oflite_plugin_test oflite_test_plugin_conflict \
+  oflite_common_test
 TSAN_OPTIONS=halt_on_error=1 "$tsan/tests/oflite_plugin_test" \
   --gtest_filter='OpLibraryTest.LoadingWhileOtherThreadsDispatchFailsNoCall'
+# Log sinks swapped while other threads log.
+TSAN_OPTIONS=halt_on_error=1 "$tsan/tests/oflite_common_test" \
+  --gtest_filter='LoggingTest.SinksSwapWhileThreadsLog'
 
 cd "$build"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
