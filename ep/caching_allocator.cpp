@@ -3,6 +3,9 @@
 #include <glog/logging.h>
 
 #include <cstdint>
+#include <functional>
+
+#include "oneflow_lite/common/hash_combine.h"
 
 namespace oflite {
 namespace ep {
@@ -21,6 +24,10 @@ int FloorLog2(size_t value) {
 }
 }  // namespace
 
+size_t CachingAllocator::BinHash::operator()(const Bin& bin) const {
+  return HashCombine(std::hash<size_t>()(bin.size), std::hash<const void*>()(bin.stream));
+}
+
 size_t CachingAllocator::RoundSize(size_t bytes) {
   if (bytes <= kSmallLimit) {
     return (bytes + kSmallGranularity - 1) / kSmallGranularity * kSmallGranularity;
@@ -38,21 +45,22 @@ void CachingAllocator::ReleaseCachedBlocks() {
     for (void* ptr : bin.second) {
       // At process exit the device runtime may already be gone: errors here change nothing.
       static_cast<void>(DeviceFree(ptr));
-      stats_.reserved_bytes -= bin.first;
+      stats_.reserved_bytes -= bin.first.size;
       ++stats_.device_free_count;
     }
   }
   free_blocks_.clear();
 }
 
-Maybe<void*> CachingAllocator::Allocate(size_t bytes) {
+Maybe<void*> CachingAllocator::Allocate(size_t bytes, Stream* stream) {
   if (bytes == 0) {
     return static_cast<void*>(nullptr);
   }
   const size_t rounded = RoundSize(bytes);
   std::lock_guard<std::mutex> lock(mutex_);
   void* ptr = nullptr;
-  auto bin = free_blocks_.find(rounded);
+  const Bin key{rounded, stream};
+  auto bin = free_blocks_.find(key);
   if (bin != free_blocks_.end() && !bin->second.empty()) {
     ptr = bin->second.back();
     bin->second.pop_back();
@@ -61,12 +69,12 @@ Maybe<void*> CachingAllocator::Allocate(size_t bytes) {
     OFLITE_ASSIGN_OR_RETURN(ptr, MallocBlock(bytes, rounded));
   }
   if (spare_nodes_.empty()) {
-    live_blocks_.emplace(ptr, rounded);
+    live_blocks_.emplace(ptr, key);
   } else {  // reuse a map node: a cache hit costs no heap allocation
     LiveBlocks::node_type node = std::move(spare_nodes_.back());
     spare_nodes_.pop_back();
     node.key() = ptr;
-    node.mapped() = rounded;
+    node.mapped() = key;
     live_blocks_.insert(std::move(node));
   }
   ++stats_.allocation_count;
@@ -106,7 +114,9 @@ Maybe<void*> CachingAllocator::MallocBlock(size_t bytes, size_t rounded) {
   return ptr;
 }
 
-void CachingAllocator::Deallocate(void* ptr, size_t /*bytes*/) {
+// The block goes back to the bin of the stream it was allocated for, whatever `stream` says:
+// that is the stream the runtime orders its last uses on.
+void CachingAllocator::Deallocate(void* ptr, size_t /*bytes*/, Stream* /*stream*/) {
   if (ptr == nullptr) {
     return;
   }
@@ -114,13 +124,13 @@ void CachingAllocator::Deallocate(void* ptr, size_t /*bytes*/) {
   auto live = live_blocks_.find(ptr);
   if (live == live_blocks_.end()) {
     LOG(ERROR) << DeviceName() << ": ignoring the free of " << ptr
-               << ", which this allocator did not hand out (or was freed twice)";
+                      << ", which this allocator did not hand out (or was freed twice)";
     return;
   }
-  const size_t rounded = live->second;
+  const Bin key = live->second;
   spare_nodes_.push_back(live_blocks_.extract(live));
-  stats_.allocated_bytes -= rounded;
-  free_blocks_[rounded].push_back(ptr);
+  stats_.allocated_bytes -= key.size;
+  free_blocks_[key].push_back(ptr);
 }
 
 AllocatorStats CachingAllocator::GetStats() const {
@@ -142,7 +152,7 @@ Maybe<void> CachingAllocator::EmptyCacheLocked() {
     while (!bin->second.empty()) {
       void* ptr = bin->second.back();
       bin->second.pop_back();
-      stats_.reserved_bytes -= bin->first;  // a block that fails to free is lost either way
+      stats_.reserved_bytes -= bin->first.size;  // a block that fails to free is lost either way
       ++stats_.device_free_count;
       OFLITE_JUST(DeviceFree(ptr));
     }

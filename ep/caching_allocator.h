@@ -7,9 +7,10 @@
 // - A request takes a free block of its class when there is one (no device call), else
 //   DeviceMalloc's a new one. Freeing puts the block back in its bin; DeviceFree happens only in
 //   EmptyCache, in the out-of-memory retry and at exit.
-// - Blocks are reused in stream order without events: the runtime runs all work of a device on
-//   its one stream, so the block's next owner's work runs after the previous owner's last use.
-//   Memory from this allocator must only be used on that stream.
+// - Blocks are reused in stream order without events: a freed block goes back to the bin of
+//   the stream it was allocated for, and only requests for that stream take it, so its next
+//   owner's work runs after the previous owner's last use (the runtime makes that stream wait
+//   for any other stream the memory was used on before freeing it).
 // - A DeviceMalloc that does not fit empties the cache and tries once more; then the request is
 //   OutOfMemory naming the bytes asked and the device's free and total memory.
 #ifndef ONEFLOW_LITE_EP_CACHING_ALLOCATOR_H_
@@ -31,8 +32,8 @@ class CachingAllocator : public Allocator {
   static constexpr size_t kSmallLimit = size_t{1} << 20;
   static constexpr size_t kSmallGranularity = 512;
 
-  Maybe<void*> Allocate(size_t bytes) override;
-  void Deallocate(void* ptr, size_t bytes) override;
+  Maybe<void*> Allocate(size_t bytes, Stream* stream) override;
+  void Deallocate(void* ptr, size_t bytes, Stream* stream) override;
   AllocatorStats GetStats() const override;
   Maybe<void> EmptyCache() override;
 
@@ -59,10 +60,20 @@ class CachingAllocator : public Allocator {
   Maybe<void*> MallocBlock(size_t bytes, size_t rounded);
   Maybe<void> EmptyCacheLocked();
 
+  // A size class of one stream's blocks.
+  struct Bin {
+    size_t size;
+    Stream* stream;
+    bool operator==(const Bin& other) const { return size == other.size && stream == other.stream; }
+  };
+  struct BinHash {
+    size_t operator()(const Bin& bin) const;
+  };
+
   mutable std::mutex mutex_;
-  std::unordered_map<size_t, std::vector<void*>> free_blocks_;  // class size -> free blocks
-  using LiveBlocks = std::unordered_map<void*, size_t>;
-  LiveBlocks live_blocks_;                          // handed out -> class size
+  std::unordered_map<Bin, std::vector<void*>, BinHash> free_blocks_;
+  using LiveBlocks = std::unordered_map<void*, Bin>;
+  LiveBlocks live_blocks_;                          // handed out -> its bin
   std::vector<LiveBlocks::node_type> spare_nodes_;  // nodes of freed blocks, for the next ones
   AllocatorStats stats_;
 };

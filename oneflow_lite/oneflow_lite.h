@@ -30,6 +30,7 @@
 #include "oneflow_lite/framework/op_test_spec.h"
 #include "oneflow_lite/framework/sbp.h"
 #include "oneflow_lite/framework/sbp_builder.h"
+#include "oneflow_lite/framework/scoped_stream.h"
 #include "oneflow_lite/framework/tensor.h"
 #include "oneflow_lite/functional/functional.h"
 #include "oneflow_lite/functional/operators.h"

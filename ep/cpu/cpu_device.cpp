@@ -31,8 +31,8 @@ class CpuAllocator final : public CachingAllocator {
 
   // A zero-byte tensor still gets a real block, as before the cache: code that hands its pointer
   // to memset or memcpy with a zero size need not check for null.
-  Maybe<void*> Allocate(size_t bytes) override {
-    return CachingAllocator::Allocate(bytes == 0 ? 1 : bytes);
+  Maybe<void*> Allocate(size_t bytes, Stream* stream) override {
+    return CachingAllocator::Allocate(bytes == 0 ? 1 : bytes, stream);
   }
 
  protected:
@@ -63,7 +63,16 @@ class CpuDevice final : public Device {
  public:
   oflite::Device device() const override { return oflite::Device::Cpu(); }
   Stream* default_stream() override { return &stream_; }
-  Allocator* allocator() override { return &allocator_; }
+  // The CPU runs work when it is launched: it has one stream, and a null queue names it.
+  Maybe<Stream*> ExternalStream(void* native) override {
+    OFLITE_CHECK_OR_RETURN(native == nullptr, ValueError)
+        << "cpu: the CPU has no streams of its own to run on (expected a null stream, got "
+        << native << ")";
+    return static_cast<Stream*>(&stream_);
+  }
+
+ protected:
+  Allocator* builtin_allocator() override { return &allocator_; }
 
  private:
   CpuStream stream_;

@@ -2,10 +2,12 @@
 // caching allocator, created on first use.
 #include <memory>
 #include <mutex>
+#include <unordered_map>
 #include <vector>
 
 #include "ep/cuda/caching_allocator.h"
 #include "ep/cuda/cuda_stream.h"
+#include "ep/cuda/pool_allocator.h"
 #include "oneflow_lite/ep/device.h"
 
 namespace oflite {
@@ -19,12 +21,37 @@ class CudaDevice final : public Device {
 
   oflite::Device device() const override { return oflite::Device::Cuda(index_); }
   Stream* default_stream() override { return stream_.get(); }
-  Allocator* allocator() override { return &allocator_; }
+
+  Maybe<Stream*> ExternalStream(void* native) override {
+    const auto handle = static_cast<cudaStream_t>(native);
+    std::lock_guard<std::mutex> lock(external_mutex_);
+    auto& slot = external_streams_[handle];
+    if (slot == nullptr) {
+      Maybe<std::unique_ptr<CudaStream>> wrapped = CudaStream::Wrap(index_, handle);
+      if (!wrapped.ok()) {
+        external_streams_.erase(handle);
+        return wrapped.error();
+      }
+      slot = std::move(wrapped).value();
+    }
+    return static_cast<Stream*>(slot.get());
+  }
+
+  Maybe<std::shared_ptr<Allocator>> NewPoolAllocator(void* pool) override {
+    return CudaPoolAllocator::Create(index_, static_cast<cudaMemPool_t>(pool), stream_.get());
+  }
+
+ protected:
+  Allocator* builtin_allocator() override { return &allocator_; }
 
  private:
   int index_;
   std::unique_ptr<CudaStream> stream_;
-  CudaCachingAllocator allocator_;  // declared after the stream: destroyed before it
+  std::mutex external_mutex_;
+  // The caller's queues this device has run on, by handle: their cuBLAS handles and workspace
+  // are made once per queue.
+  std::unordered_map<cudaStream_t, std::unique_ptr<CudaStream>> external_streams_;
+  CudaCachingAllocator allocator_;  // declared after the streams: destroyed before them
 };
 
 class CudaDeviceProvider final : public DeviceProvider {

@@ -35,7 +35,23 @@ Maybe<std::unique_ptr<CudaStream>> CudaStream::Create(int device_index) {
                         "cudaStreamCreateWithFlags"));
   const CudaDeviceProperties* properties = nullptr;
   OFLITE_ASSIGN_OR_RETURN(properties, GetCudaDeviceProperties(device_index));
-  return std::unique_ptr<CudaStream>(new CudaStream(device_index, stream, properties));
+  return std::unique_ptr<CudaStream>(new CudaStream(device_index, stream, true, properties));
+}
+
+Maybe<std::unique_ptr<CudaStream>> CudaStream::Wrap(int device_index, cudaStream_t stream) {
+  OFLITE_JUST(CudaCheck(cudaSetDevice(device_index), "cudaSetDevice"));
+  int stream_device = -1;
+  const Maybe<void> found =
+      CudaCheck(cudaStreamGetDevice(stream, &stream_device), "cudaStreamGetDevice");
+  OFLITE_CHECK_OR_RETURN(found.ok(), ValueError)
+      << "stream " << static_cast<void*>(stream) << " is not a CUDA stream of cuda:" << device_index
+      << " (" << found.error().message() << ")";
+  OFLITE_CHECK_OR_RETURN(stream_device == device_index, ValueError)
+      << "stream " << static_cast<void*>(stream) << " belongs to cuda:" << stream_device
+      << ", not to cuda:" << device_index;
+  const CudaDeviceProperties* properties = nullptr;
+  OFLITE_ASSIGN_OR_RETURN(properties, GetCudaDeviceProperties(device_index));
+  return std::unique_ptr<CudaStream>(new CudaStream(device_index, stream, false, properties));
 }
 
 CudaStream::~CudaStream() {
@@ -50,7 +66,9 @@ CudaStream::~CudaStream() {
   if (workspace_ != nullptr) {
     cudaFree(workspace_);
   }
-  cudaStreamDestroy(stream_);
+  if (owned_) {
+    cudaStreamDestroy(stream_);
+  }
   cudaGetLastError();
 }
 
@@ -62,6 +80,26 @@ Maybe<void> CudaStream::Sync() {
 Maybe<void*> CudaStream::NativeHandle() {
   OFLITE_JUST(SetDevice());
   return static_cast<void*>(stream_);
+}
+
+Maybe<void> CudaStream::WaitFor(Stream* other) {
+  OFLITE_CHECK_OR_RETURN(other != nullptr && other->device_type() == DeviceType::kCUDA, ValueError)
+      << "cuda stream: can only wait for another cuda stream";
+  const auto* cuda_other = static_cast<const CudaStream*>(other);
+  if (cuda_other->stream_ == stream_) {
+    return Ok();
+  }
+  OFLITE_JUST(cuda_other->SetDevice());
+  cudaEvent_t event = nullptr;
+  OFLITE_JUST(CudaCheck(cudaEventCreateWithFlags(&event, cudaEventDisableTiming),
+                        "cudaEventCreateWithFlags"));
+  Maybe<void> waited = CudaCheck(cudaEventRecord(event, cuda_other->stream_), "cudaEventRecord");
+  if (waited.ok()) {
+    // Also across GPUs: a stream may wait for an event of another device.
+    waited = CudaCheck(cudaStreamWaitEvent(stream_, event, 0), "cudaStreamWaitEvent");
+  }
+  cudaEventDestroy(event);  // released once the wait is past
+  return waited;
 }
 
 Maybe<void> CudaStream::SetDevice() const {

@@ -37,11 +37,15 @@ class CudaStream final : public Stream {
  public:
   // Creates a non-blocking stream on device_index (the device must be current).
   static Maybe<std::unique_ptr<CudaStream>> Create(int device_index);
+  // Runs on a stream the caller made and destroys (nullptr: the legacy default stream);
+  // ValueError when it is not a stream of device_index.
+  static Maybe<std::unique_ptr<CudaStream>> Wrap(int device_index, cudaStream_t stream);
   ~CudaStream() override;
 
   DeviceType device_type() const override { return DeviceType::kCUDA; }
   Maybe<void> Sync() override;
   Maybe<void*> NativeHandle() override;
+  Maybe<void> WaitFor(Stream* other) override;
   cudaStream_t cuda_stream() const { return stream_; }
   int device_index() const { return device_index_; }
   // Cached at creation: kernels size their grids from it on every launch.
@@ -63,10 +67,12 @@ class CudaStream final : public Stream {
   Maybe<void*> workspace();
 
  private:
-  CudaStream(int device_index, cudaStream_t stream, const CudaDeviceProperties* properties)
-      : device_index_(device_index), stream_(stream), properties_(properties) {}
+  CudaStream(int device_index, cudaStream_t stream, bool owned,
+             const CudaDeviceProperties* properties)
+      : device_index_(device_index), stream_(stream), owned_(owned), properties_(properties) {}
   int device_index_;
   cudaStream_t stream_;
+  bool owned_;  // false for the caller's streams (Wrap)
   const CudaDeviceProperties* properties_;
   std::mutex staging_mutex_;
   std::unique_ptr<PinnedStagingBuffer> staging_buffer_;

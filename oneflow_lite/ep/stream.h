@@ -23,6 +23,9 @@ class Stream {
   // (cast it back); nullptr on the CPU, where work runs when launched. Typed as void* so that
   // this header needs no device headers.
   virtual Maybe<void*> NativeHandle() { return static_cast<void*>(nullptr); }
+  // Work queued on this stream after the call runs after everything queued on `other` before
+  // it, without blocking the host (a CUDA event between the two). A no-op on the CPU.
+  virtual Maybe<void> WaitFor(Stream* /*other*/) { return Ok(); }
 };
 
 }  // namespace ep

@@ -175,13 +175,21 @@ Maybe<std::shared_ptr<const CallEntry>> LookUp(const Callee* callee, TensorArgs 
 // caller gave them.
 Maybe<void> RunStep(const CallEntry& entry, const CachedStep& step, const Tensor* inputs,
                     Tensor* outputs, bool outputs_given = false) {
-  for (size_t i = 0; i < step.outputs.size() && !outputs_given; ++i) {
-    OFLITE_ASSIGN_OR_RETURN(
-        outputs[i], Tensor::Empty(step.outputs[i].shape, step.outputs[i].dtype, entry.ep_device));
+  ep::Stream* stream = entry.ep_device->stream();
+  for (size_t i = 0; i < step.outputs.size(); ++i) {
+    if (outputs_given) {
+      outputs[i].storage()->RecordStream(stream);
+    } else {
+      OFLITE_ASSIGN_OR_RETURN(
+          outputs[i], Tensor::Empty(step.outputs[i].shape, step.outputs[i].dtype, entry.ep_device));
+    }
+  }
+  // Memory used on a stream other than its own is freed only after this use.
+  for (size_t i = 0; i < step.schema->inputs().size(); ++i) {
+    inputs[i].storage()->RecordStream(stream);
   }
   const bool tracing = !live_traces.empty();
-  KernelComputeContext ctx(step.schema, inputs, outputs, &step.attrs,
-                           entry.ep_device->default_stream(), tracing);
+  KernelComputeContext ctx(step.schema, inputs, outputs, &step.attrs, stream, tracing);
   std::optional<primitive::LaunchNotes> notes;  // what the kernel's launches choose, when traced
   if (tracing) {
     notes.emplace();

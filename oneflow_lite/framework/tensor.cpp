@@ -15,11 +15,28 @@
 namespace oflite {
 
 Storage::~Storage() {
-  if (allocator_ != nullptr) {
-    allocator_->Deallocate(ptr_, bytes_);
-  } else if (deleter_) {
-    deleter_();
+  if (allocator_ == nullptr) {
+    if (deleter_) {
+      deleter_();
+    }
+    return;
   }
+  for (ep::Stream* other : other_streams_) {
+    // Without an allocation stream to order the free on, or when the wait cannot be queued,
+    // the host waits; a stream that fails both has lost its context, the memory with it.
+    if (stream_ == nullptr || !stream_->WaitFor(other).ok()) {
+      static_cast<void>(other->Sync());
+    }
+  }
+  allocator_->Deallocate(ptr_, bytes_, stream_);
+}
+
+void Storage::RecordOtherStream(ep::Stream* stream) {
+  std::lock_guard<std::mutex> lock(uses_mutex_);
+  if (std::find(other_streams_.begin(), other_streams_.end(), stream) == other_streams_.end()) {
+    other_streams_.push_back(stream);
+  }
+  last_recorded_.store(stream, std::memory_order_relaxed);
 }
 
 namespace {
@@ -46,11 +63,13 @@ Maybe<Tensor> Tensor::Empty(const Shape& shape, DataType data_type, const Device
 Maybe<Tensor> Tensor::Empty(const Shape& shape, DataType data_type, ep::Device* device) {
   size_t bytes = 0;
   OFLITE_ASSIGN_OR_RETURN(bytes, ContiguousBytes("Tensor::Empty", shape, data_type));
+  ep::Allocator* allocator = device->allocator();
+  ep::Stream* stream = device->stream();
   void* ptr = nullptr;
-  OFLITE_ASSIGN_OR_RETURN(ptr, device->allocator()->Allocate(bytes));
+  OFLITE_ASSIGN_OR_RETURN(ptr, allocator->Allocate(bytes, stream));
   Tensor tensor;
   tensor.device_ = device->device();
-  tensor.storage_ = std::make_shared<Storage>(device->allocator(), ptr, bytes, tensor.device_);
+  tensor.storage_ = std::make_shared<Storage>(allocator, ptr, bytes, tensor.device_, stream);
   tensor.shape_ = shape;
   tensor.strides_ = ContiguousStrides(shape);
   tensor.dtype_ = data_type;
@@ -100,8 +119,9 @@ Maybe<void> CopyBytes(const Device& device, primitive::MemcpyKind kind, void* ds
   auto memcpy = primitive::NewPrimitive<primitive::MemcpyFactory>(device.type(), kind);
   OFLITE_CHECK_OR_RETURN(memcpy != nullptr, NotImplemented)
       << "no memcpy primitive for device " << device;
-  OFLITE_JUST(memcpy->Launch(ep_device->default_stream(), dst, src, bytes));
-  return ep_device->default_stream()->Sync();
+  ep::Stream* stream = ep_device->stream();
+  OFLITE_JUST(memcpy->Launch(stream, dst, src, bytes));
+  return stream->Sync();
 }
 }  // namespace
 
@@ -189,9 +209,10 @@ Maybe<Tensor> Tensor::Full(const Shape& shape, double value, DataType data_type,
       << "Tensor::Full: no fill primitive for " << data_type << " on " << device;
   ep::Device* ep_device = nullptr;
   OFLITE_ASSIGN_OR_RETURN(ep_device, ep::GetDevice(device));
-  OFLITE_JUST(fill->Launch(ep_device->default_stream(), tensor.mut_data(), value,
-                           static_cast<size_t>(tensor.elem_cnt())));
-  OFLITE_JUST(ep_device->default_stream()->Sync());
+  ep::Stream* stream = ep_device->stream();
+  OFLITE_JUST(
+      fill->Launch(stream, tensor.mut_data(), value, static_cast<size_t>(tensor.elem_cnt())));
+  OFLITE_JUST(stream->Sync());
   return tensor;
 }
 
@@ -209,6 +230,16 @@ Maybe<Tensor> Tensor::To(const Device& device) const {
   std::vector<char> host(nbytes());
   OFLITE_JUST(CopyToHost(host.data(), host.size()));
   return FromHost(host.data(), host.size(), shape_, dtype_, device);
+}
+
+Maybe<void> Tensor::RecordStream(void* native_stream) const {
+  OFLITE_CHECK_OR_RETURN(defined(), ValueError) << "Tensor::RecordStream: the tensor is undefined";
+  ep::Device* ep_device = nullptr;
+  OFLITE_ASSIGN_OR_RETURN(ep_device, ep::GetDevice(device_));
+  ep::Stream* stream = nullptr;
+  OFLITE_ASSIGN_OR_RETURN(stream, ep_device->ExternalStream(native_stream));
+  storage_->RecordStream(stream);
+  return Ok();
 }
 
 const void* Tensor::data() const { return mut_data(); }

@@ -3,9 +3,11 @@
 #ifndef ONEFLOW_LITE_FRAMEWORK_TENSOR_H_
 #define ONEFLOW_LITE_FRAMEWORK_TENSOR_H_
 
+#include <atomic>
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "oneflow_lite/common/data_type.h"
@@ -21,6 +23,7 @@ namespace oflite {
 namespace ep {
 class Allocator;
 class Device;
+class Stream;
 }  // namespace ep
 
 // Memory of one allocation on one device, freed through its allocator when the last tensor
@@ -28,8 +31,10 @@ class Device;
 // who may hand a deleter that runs once, when the last tensor lets go.
 class Storage {
  public:
-  Storage(ep::Allocator* allocator, void* ptr, size_t bytes, Device device)
-      : allocator_(allocator), ptr_(ptr), bytes_(bytes), device_(device) {}
+  // Memory from `allocator` for work on `stream` (null: the device's default stream).
+  Storage(ep::Allocator* allocator, void* ptr, size_t bytes, Device device,
+          ep::Stream* stream = nullptr)
+      : allocator_(allocator), ptr_(ptr), bytes_(bytes), device_(device), stream_(stream) {}
   Storage(void* ptr, size_t bytes, Device device, std::function<void()> deleter)
       : allocator_(nullptr),
         ptr_(ptr),
@@ -44,12 +49,29 @@ class Storage {
   size_t bytes() const { return bytes_; }
   const Device& device() const { return device_; }
 
+  // Notes that work queued on `stream` uses the memory, PyTorch's record_stream: before the
+  // memory goes back to the allocator, its allocation stream waits for the work queued on
+  // `stream` by then. The runtime records the streams its calls run on; a no-op for the
+  // allocation stream and for memory the caller owns (its owner orders its reuse).
+  void RecordStream(ep::Stream* stream) {
+    if (allocator_ != nullptr && stream != stream_ &&
+        last_recorded_.load(std::memory_order_relaxed) != stream) {
+      RecordOtherStream(stream);
+    }
+  }
+
  private:
+  void RecordOtherStream(ep::Stream* stream);
+
   ep::Allocator* allocator_;
   void* ptr_;
   size_t bytes_;
   Device device_;
   std::function<void()> deleter_;
+  ep::Stream* stream_ = nullptr;
+  std::atomic<ep::Stream*> last_recorded_{nullptr};  // skips the lock on repeated uses
+  std::mutex uses_mutex_;
+  std::vector<ep::Stream*> other_streams_;  // recorded streams other than stream_
 };
 
 class Tensor {
@@ -86,6 +108,11 @@ class Tensor {
   // kDLBool (code 6) of 8 bits.
   Maybe<DLManagedTensor*> ToDLPack() const;
 
+  // Work queued on the caller's stream `native_stream` (a cudaStream_t; nullptr the legacy
+  // default stream) uses this tensor: its memory is not reused before that work is done
+  // (Storage::RecordStream). ValueError when it is not a stream of the tensor's device.
+  Maybe<void> RecordStream(void* native_stream) const;
+
   // Copies the elements to host memory of exactly nbytes() bytes.
   Maybe<void> CopyToHost(void* dst, size_t bytes) const;
   template <typename T>
@@ -110,6 +137,7 @@ class Tensor {
   // Precondition: defined(). The interpreter checks inputs before kernels touch their data.
   const void* data() const;
   void* mut_data() const;
+  Storage* storage() const { return storage_.get(); }
 
  private:
   std::shared_ptr<Storage> storage_;

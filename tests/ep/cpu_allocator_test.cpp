@@ -39,45 +39,45 @@ class CpuAllocatorTest : public ::testing::Test {
 TEST_F(CpuAllocatorTest, FreedBlockIsReusedForTheSameSizeClass) {
   const ep::AllocatorStats s0 = Stats();
   EXPECT_EQ(s0.reserved_bytes, s0.allocated_bytes) << "EmptyCache left blocks cached";
-  void* first = Unwrap(allocator_->Allocate(1000));  // class 1024
+  void* first = Unwrap(allocator_->Allocate(1000, nullptr));  // class 1024
   const ep::AllocatorStats s1 = Stats();
   EXPECT_EQ(s1.device_malloc_count, s0.device_malloc_count + 1);
   EXPECT_EQ(s1.reserved_bytes, s0.reserved_bytes + 1024);
 
-  allocator_->Deallocate(first, 1000);
+  allocator_->Deallocate(first, 1000, nullptr);
   const ep::AllocatorStats s2 = Stats();
   EXPECT_EQ(s2.reserved_bytes, s1.reserved_bytes) << "a free must not give memory back";
   EXPECT_EQ(s2.device_free_count, s1.device_free_count);
 
-  void* second = Unwrap(allocator_->Allocate(1024));  // same class: the same block
+  void* second = Unwrap(allocator_->Allocate(1024, nullptr));  // same class: the same block
   const ep::AllocatorStats s3 = Stats();
   EXPECT_EQ(second, first);
   EXPECT_EQ(s3.cache_hit_count, s2.cache_hit_count + 1);
   EXPECT_EQ(s3.device_malloc_count, s1.device_malloc_count) << "no new block";
   EXPECT_EQ(s3.allocation_count, s0.allocation_count + 2);
 
-  void* other = Unwrap(allocator_->Allocate(1536));  // another class: a new block
+  void* other = Unwrap(allocator_->Allocate(1536, nullptr));  // another class: a new block
   EXPECT_NE(other, second);
   EXPECT_EQ(Stats().device_malloc_count, s1.device_malloc_count + 1);
-  allocator_->Deallocate(second, 1024);
-  allocator_->Deallocate(other, 1536);
+  allocator_->Deallocate(second, 1024, nullptr);
+  allocator_->Deallocate(other, 1536, nullptr);
 }
 
 TEST_F(CpuAllocatorTest, BlocksAre64ByteAlignedAndWritable) {
   for (size_t bytes : {size_t{1}, size_t{63}, size_t{64}, size_t{65}, size_t{1000}, size_t{4097},
                        kMiB + 1, 3 * kMiB + 5}) {
-    void* ptr = Unwrap(allocator_->Allocate(bytes));
+    void* ptr = Unwrap(allocator_->Allocate(bytes, nullptr));
     ASSERT_NE(ptr, nullptr) << bytes;
     EXPECT_EQ(reinterpret_cast<uintptr_t>(ptr) % 64, 0u) << bytes;
     std::memset(ptr, 0x5a, bytes);
-    allocator_->Deallocate(ptr, bytes);
+    allocator_->Deallocate(ptr, bytes, nullptr);
   }
 }
 
 TEST_F(CpuAllocatorTest, EmptyCacheGivesCachedBlocksBack) {
-  void* kept = Unwrap(allocator_->Allocate(4 * kMiB));
-  void* freed = Unwrap(allocator_->Allocate(8 * kMiB));
-  allocator_->Deallocate(freed, 8 * kMiB);
+  void* kept = Unwrap(allocator_->Allocate(4 * kMiB, nullptr));
+  void* freed = Unwrap(allocator_->Allocate(8 * kMiB, nullptr));
+  allocator_->Deallocate(freed, 8 * kMiB, nullptr);
   const ep::AllocatorStats s0 = Stats();
   EXPECT_EQ(s0.reserved_bytes - s0.allocated_bytes, 8 * kMiB);
 
@@ -89,21 +89,21 @@ TEST_F(CpuAllocatorTest, EmptyCacheGivesCachedBlocksBack) {
   EXPECT_EQ(s1.device_free_count, s0.device_free_count + 1);
 
   std::memset(kept, 7, 4 * kMiB);  // the block in use is still good memory
-  allocator_->Deallocate(kept, 4 * kMiB);
-  void* again = Unwrap(allocator_->Allocate(8 * kMiB));  // the cache is empty: a new block
+  allocator_->Deallocate(kept, 4 * kMiB, nullptr);
+  void* again = Unwrap(allocator_->Allocate(8 * kMiB, nullptr));  // the cache is empty: a new block
   EXPECT_EQ(Stats().device_malloc_count, s1.device_malloc_count + 1);
-  allocator_->Deallocate(again, 8 * kMiB);
+  allocator_->Deallocate(again, 8 * kMiB, nullptr);
 }
 
 TEST_F(CpuAllocatorTest, StatisticsTrackAllocatedAndPeakBytes) {
   const ep::AllocatorStats s0 = Stats();
-  void* a = Unwrap(allocator_->Allocate(2 * kMiB));
-  void* b = Unwrap(allocator_->Allocate(6 * kMiB - 100));  // class 6 MiB
+  void* a = Unwrap(allocator_->Allocate(2 * kMiB, nullptr));
+  void* b = Unwrap(allocator_->Allocate(6 * kMiB - 100, nullptr));  // class 6 MiB
   const ep::AllocatorStats s1 = Stats();
   EXPECT_EQ(s1.allocated_bytes, s0.allocated_bytes + 8 * kMiB);
   EXPECT_EQ(s1.allocation_count, s0.allocation_count + 2);
-  allocator_->Deallocate(a, 2 * kMiB);
-  allocator_->Deallocate(b, 6 * kMiB - 100);
+  allocator_->Deallocate(a, 2 * kMiB, nullptr);
+  allocator_->Deallocate(b, 6 * kMiB - 100, nullptr);
   const ep::AllocatorStats s2 = Stats();
   EXPECT_EQ(s2.allocated_bytes, s0.allocated_bytes);
   EXPECT_GE(s2.peak_allocated_bytes, s0.allocated_bytes + 8 * kMiB);
@@ -113,8 +113,8 @@ TEST_F(CpuAllocatorTest, StatisticsTrackAllocatedAndPeakBytes) {
 
 TEST_F(CpuAllocatorTest, ZeroBytesCanBeAllocatedAndFreed) {
   const ep::AllocatorStats s0 = Stats();
-  void* ptr = Unwrap(allocator_->Allocate(0));
-  allocator_->Deallocate(ptr, 0);
+  void* ptr = Unwrap(allocator_->Allocate(0, nullptr));
+  allocator_->Deallocate(ptr, 0, nullptr);
   EXPECT_EQ(Stats().allocated_bytes, s0.allocated_bytes);
   const Tensor empty = Unwrap(Tensor::Empty(Shape{0}, DataType::kFloat32, Device::Cpu()));
   EXPECT_TRUE(ToDoubles(empty).empty());
@@ -122,7 +122,7 @@ TEST_F(CpuAllocatorTest, ZeroBytesCanBeAllocatedAndFreed) {
 
 TEST_F(CpuAllocatorTest, SizeBeyondEveryClassIsOutOfMemory) {
   const ep::AllocatorStats s0 = Stats();
-  ExpectError(allocator_->Allocate(SIZE_MAX), ErrorKind::kOutOfMemory,
+  ExpectError(allocator_->Allocate(SIZE_MAX, nullptr), ErrorKind::kOutOfMemory,
               {"cpu: cannot allocate " + std::to_string(SIZE_MAX) + " bytes"});
   const ep::AllocatorStats s1 = Stats();
   EXPECT_EQ(s1.allocated_bytes, s0.allocated_bytes);
@@ -136,8 +136,8 @@ TEST_F(CpuAllocatorTest, RequestTheSystemRefusesIsOutOfMemoryAfterReleasingTheCa
   GTEST_SKIP() << "AddressSanitizer aborts on impossible allocations";
 #endif
   // Leave a block in the cache: the failed request must release it before it gives up.
-  void* cached = Unwrap(allocator_->Allocate(16 * kMiB));
-  allocator_->Deallocate(cached, 16 * kMiB);
+  void* cached = Unwrap(allocator_->Allocate(16 * kMiB, nullptr));
+  allocator_->Deallocate(cached, 16 * kMiB, nullptr);
   const ep::AllocatorStats s0 = Stats();
   ASSERT_GT(s0.reserved_bytes, s0.allocated_bytes);
 

@@ -72,7 +72,7 @@ TEST_F(CudaAllocatorTest, FreedBlockIsReusedWithoutCudaMalloc) {
   const ep::AllocatorStats s0 = Stats();
   EXPECT_EQ(s0.reserved_bytes, s0.allocated_bytes) << "EmptyCache left blocks cached";
 
-  void* first = Unwrap(allocator_->Allocate(bytes));
+  void* first = Unwrap(allocator_->Allocate(bytes, nullptr));
   const ep::AllocatorStats s1 = Stats();
   EXPECT_EQ(s1.device_malloc_count, s0.device_malloc_count + 1);
   EXPECT_EQ(s1.allocation_count, s0.allocation_count + 1);
@@ -81,44 +81,44 @@ TEST_F(CudaAllocatorTest, FreedBlockIsReusedWithoutCudaMalloc) {
   EXPECT_LE(block, bytes + bytes / 8);
   EXPECT_EQ(s1.reserved_bytes - s0.reserved_bytes, block);
 
-  allocator_->Deallocate(first, bytes);
+  allocator_->Deallocate(first, bytes, nullptr);
   const ep::AllocatorStats s2 = Stats();
   EXPECT_EQ(s2.allocated_bytes, s0.allocated_bytes);
   EXPECT_EQ(s2.reserved_bytes, s1.reserved_bytes) << "a free must not give memory back";
   EXPECT_EQ(s2.device_free_count, s1.device_free_count);
 
-  void* second = Unwrap(allocator_->Allocate(bytes));
+  void* second = Unwrap(allocator_->Allocate(bytes, nullptr));
   const ep::AllocatorStats s3 = Stats();
   EXPECT_EQ(second, first);
   EXPECT_EQ(s3.device_malloc_count, s1.device_malloc_count) << "no new cudaMalloc";
   EXPECT_EQ(s3.cache_hit_count, s2.cache_hit_count + 1);
   EXPECT_EQ(s3.reserved_bytes, s1.reserved_bytes);
   EXPECT_EQ(s3.allocated_bytes, s1.allocated_bytes);
-  allocator_->Deallocate(second, bytes);
+  allocator_->Deallocate(second, bytes, nullptr);
 }
 
 TEST_F(CudaAllocatorTest, RequestsOfOneSizeClassShareBlocks) {
   const ep::AllocatorStats s0 = Stats();
-  void* a = Unwrap(allocator_->Allocate(1000));  // class 1024
-  allocator_->Deallocate(a, 1000);
-  void* b = Unwrap(allocator_->Allocate(1024));  // same class: the same block
+  void* a = Unwrap(allocator_->Allocate(1000, nullptr));  // class 1024
+  allocator_->Deallocate(a, 1000, nullptr);
+  void* b = Unwrap(allocator_->Allocate(1024, nullptr));  // same class: the same block
   EXPECT_EQ(b, a);
-  void* c = Unwrap(allocator_->Allocate(1536));  // another class: a new block
+  void* c = Unwrap(allocator_->Allocate(1536, nullptr));  // another class: a new block
   EXPECT_NE(c, a);
   const ep::AllocatorStats s1 = Stats();
   EXPECT_EQ(s1.device_malloc_count, s0.device_malloc_count + 2);
   EXPECT_EQ(s1.cache_hit_count, s0.cache_hit_count + 1);
   EXPECT_EQ(s1.allocated_bytes, s0.allocated_bytes + 1024 + 1536);
-  allocator_->Deallocate(b, 1024);
-  allocator_->Deallocate(c, 1536);
+  allocator_->Deallocate(b, 1024, nullptr);
+  allocator_->Deallocate(c, 1536, nullptr);
 }
 
 TEST_F(CudaAllocatorTest, PeakTracksTheMostAllocatedAtOnce) {
   const ep::AllocatorStats s0 = Stats();
-  void* a = Unwrap(allocator_->Allocate(2 * kMiB));
-  void* b = Unwrap(allocator_->Allocate(6 * kMiB));
-  allocator_->Deallocate(a, 2 * kMiB);
-  allocator_->Deallocate(b, 6 * kMiB);
+  void* a = Unwrap(allocator_->Allocate(2 * kMiB, nullptr));
+  void* b = Unwrap(allocator_->Allocate(6 * kMiB, nullptr));
+  allocator_->Deallocate(a, 2 * kMiB, nullptr);
+  allocator_->Deallocate(b, 6 * kMiB, nullptr);
   const ep::AllocatorStats s1 = Stats();
   EXPECT_EQ(s1.allocated_bytes, s0.allocated_bytes);
   EXPECT_GE(s1.peak_allocated_bytes, s0.allocated_bytes + 8 * kMiB);
@@ -126,9 +126,9 @@ TEST_F(CudaAllocatorTest, PeakTracksTheMostAllocatedAtOnce) {
 }
 
 TEST_F(CudaAllocatorTest, EmptyCacheGivesCachedBlocksBack) {
-  void* kept = Unwrap(allocator_->Allocate(4 * kMiB));
-  void* freed = Unwrap(allocator_->Allocate(8 * kMiB));
-  allocator_->Deallocate(freed, 8 * kMiB);
+  void* kept = Unwrap(allocator_->Allocate(4 * kMiB, nullptr));
+  void* freed = Unwrap(allocator_->Allocate(8 * kMiB, nullptr));
+  allocator_->Deallocate(freed, 8 * kMiB, nullptr);
   const ep::AllocatorStats s0 = Stats();
   EXPECT_EQ(s0.reserved_bytes - s0.allocated_bytes, 8 * kMiB);
 
@@ -145,7 +145,7 @@ TEST_F(CudaAllocatorTest, EmptyCacheGivesCachedBlocksBack) {
   ep::Stream* stream = Unwrap(ep::GetDevice(Device::Cuda(0)))->default_stream();
   ASSERT_TRUE(fill->Launch(stream, kept, 7.0, kMiB).ok());
   ASSERT_TRUE(stream->Sync().ok());
-  allocator_->Deallocate(kept, 4 * kMiB);
+  allocator_->Deallocate(kept, 4 * kMiB, nullptr);
   ASSERT_TRUE(ep::EmptyCache(Device::Cuda(0)).ok());
   EXPECT_EQ(Stats().reserved_bytes, Stats().allocated_bytes);
 }
@@ -167,8 +167,8 @@ TEST_F(CudaAllocatorTest, WarmTensorOpsDoNotCallCudaMalloc) {
 
 TEST_F(CudaAllocatorTest, ImpossibleRequestIsOutOfMemoryAndTheDeviceStillWorks) {
   // Leave a block in the cache: the failed request must release it before it gives up.
-  void* cached = Unwrap(allocator_->Allocate(16 * kMiB));
-  allocator_->Deallocate(cached, 16 * kMiB);
+  void* cached = Unwrap(allocator_->Allocate(16 * kMiB, nullptr));
+  allocator_->Deallocate(cached, 16 * kMiB, nullptr);
   const ep::AllocatorStats s0 = Stats();
   ASSERT_GT(s0.reserved_bytes, s0.allocated_bytes);
 
@@ -190,7 +190,7 @@ TEST_F(CudaAllocatorTest, ImpossibleRequestIsOutOfMemoryAndTheDeviceStillWorks) 
 }
 
 TEST_F(CudaAllocatorTest, SizeBeyondEveryClassIsOutOfMemory) {
-  ExpectError(allocator_->Allocate(SIZE_MAX), ErrorKind::kOutOfMemory,
+  ExpectError(allocator_->Allocate(SIZE_MAX, nullptr), ErrorKind::kOutOfMemory,
               {"cannot allocate " + std::to_string(SIZE_MAX) + " bytes", "bytes free of"});
   const Tensor ok = MakeTensor({1, 2, 3}, Shape{3}, DataType::kFloat32, Device::Cuda(0));
   EXPECT_EQ(ToDoubles(ok), (std::vector<double>{1, 2, 3}));

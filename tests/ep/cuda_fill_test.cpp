@@ -103,7 +103,7 @@ TEST_F(CudaFillTest, WritesExactlyTheRequestedElements) {
     EXPECT_EQ(fill->name(), std::string("cuda.fill<") + DataTypeName(dtype) + ">");
     const size_t size = DataTypeSize(dtype);
     const size_t bytes = (1 + count + tail) * size;
-    void* buffer = Unwrap(device_->allocator()->Allocate(bytes));
+    void* buffer = Unwrap(device_->allocator()->Allocate(bytes, nullptr));
     std::vector<uint8_t> poison(bytes, 0xA5);
     ASSERT_TRUE(to_device->Launch(stream, buffer, poison.data(), bytes).ok());
     const double value = dtype == DataType::kBool ? 1.0 : 3.0;
@@ -118,7 +118,7 @@ TEST_F(CudaFillTest, WritesExactlyTheRequestedElements) {
       std::copy(one.begin(), one.end(), expected.begin() + (1 + i) * size);
     }
     EXPECT_TRUE(back == expected) << DataTypeName(dtype);
-    device_->allocator()->Deallocate(buffer, bytes);
+    device_->allocator()->Deallocate(buffer, bytes, nullptr);
   }
 }
 

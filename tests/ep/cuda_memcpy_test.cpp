@@ -39,11 +39,11 @@ class CudaMemcpyTest : public ::testing::Test {
   }
   void TearDown() override {
     for (auto& block : blocks_) {
-      device_->allocator()->Deallocate(block.first, block.second);
+      device_->allocator()->Deallocate(block.first, block.second, nullptr);
     }
   }
   void* DeviceBuffer(size_t bytes) {
-    void* ptr = Unwrap(device_->allocator()->Allocate(bytes));
+    void* ptr = Unwrap(device_->allocator()->Allocate(bytes, nullptr));
     blocks_.emplace_back(ptr, bytes);
     return ptr;
   }

@@ -1,0 +1,250 @@
+// The host's execution context on the CPU: ScopedStream's arguments, a caller's allocator
+// (SetAllocator), stream-ordered frees (Storage::RecordStream) with stand-in streams, the
+// caching allocator's per-stream bins, and concurrent calls from several threads.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "oneflow_lite/oneflow_lite.h"
+#include "tests/support/test_util.h"
+
+namespace oflite {
+namespace test {
+namespace {
+
+// Counts what it serves; `fail` makes every request OutOfMemory.
+class CountingAllocator final : public ep::Allocator {
+ public:
+  Maybe<void*> Allocate(size_t bytes, ep::Stream* stream) override {
+    if (fail) {
+      return OFLITE_ERROR(OutOfMemory) << "counting allocator: refused " << bytes << " bytes";
+    }
+    ++allocations;
+    last_stream = stream;
+    return std::malloc(bytes == 0 ? 1 : bytes);
+  }
+  void Deallocate(void* ptr, size_t /*bytes*/, ep::Stream* stream) override {
+    ++frees;
+    freed_on.push_back(stream);
+    std::free(ptr);
+  }
+  ep::AllocatorStats GetStats() const override {
+    ep::AllocatorStats stats;
+    stats.allocation_count = allocations;
+    return stats;
+  }
+
+  bool fail = false;
+  std::atomic<int64_t> allocations{0};
+  std::atomic<int64_t> frees{0};
+  ep::Stream* last_stream = nullptr;
+  std::vector<ep::Stream*> freed_on;
+};
+
+// Restores the CPU's built-in allocator however a test ends.
+class CpuAllocatorScope {
+ public:
+  explicit CpuAllocatorScope(std::shared_ptr<ep::Allocator> allocator) {
+    EXPECT_TRUE(ep::SetAllocator(Device::Cpu(), std::move(allocator)).ok());
+  }
+  ~CpuAllocatorScope() { EXPECT_TRUE(ep::SetAllocator(Device::Cpu(), nullptr).ok()); }
+};
+
+TEST(ScopedStreamTest, CpuTakesOnlyTheNullStream) {
+  {
+    ScopedStream scope = Unwrap(ScopedStream::Make(Device::Cpu(), nullptr));
+    const Tensor x = Unwrap(Tensor::FromVector<float>({1, 2, 3}, Shape{3}));
+    const std::vector<float> y = Unwrap(Unwrap(functional::Softmax(x, 0)).ToVector<float>());
+    EXPECT_NEAR(y[2], 0.66524096f, 1e-6f);
+  }
+  int not_a_stream = 0;
+  ExpectError(ScopedStream::Make(Device::Cpu(), &not_a_stream), ErrorKind::kValueError,
+              {"cpu", "null stream"});
+}
+
+TEST(ScopedStreamTest, UnavailableDeviceIsDeviceError) {
+  ExpectError(ScopedStream::Make(Device::Cuda(999), nullptr), ErrorKind::kDeviceError,
+              {"cuda:999"});
+}
+
+TEST(ScopedStreamTest, RecordStreamOnTheCpuTakesOnlyTheNullStream) {
+  const Tensor x = Unwrap(Tensor::FromVector<float>({1, 2}, Shape{2}));
+  EXPECT_TRUE(x.RecordStream(nullptr).ok());
+  int not_a_stream = 0;
+  ExpectError(x.RecordStream(&not_a_stream), ErrorKind::kValueError, {"null stream"});
+  ExpectError(Tensor().RecordStream(nullptr), ErrorKind::kValueError, {"undefined"});
+}
+
+TEST(SetAllocatorTest, NewTensorsTakeTheCallersAllocatorOldOnesKeepTheirs) {
+  const Tensor before = Unwrap(Tensor::FromVector<float>({1, 2, 3, 4}, Shape{2, 2}));
+  auto counting = std::make_shared<CountingAllocator>();
+  {
+    CpuAllocatorScope scope(counting);
+    ep::Device* cpu = Unwrap(ep::GetDevice(Device::Cpu()));
+    {
+      const Tensor y = Unwrap(functional::Softmax(before, -1));  // one output from ours
+      EXPECT_EQ(counting->allocations, 1);
+      EXPECT_EQ(counting->last_stream, cpu->default_stream());
+      const std::vector<float> values = Unwrap(y.ToVector<float>());
+      EXPECT_NEAR(values[1], 0.7310586f, 1e-6f);
+      EXPECT_EQ(Unwrap(ep::GetAllocatorStats(Device::Cpu())).allocation_count, 1);
+    }
+    EXPECT_EQ(counting->frees, 1);  // the output went back to the allocator it came from
+    ASSERT_EQ(counting->freed_on.size(), 1u);
+    EXPECT_EQ(counting->freed_on[0], cpu->default_stream());
+  }
+  // The built-in allocator again; `before` still reads what it held.
+  const Tensor after = Unwrap(functional::Softmax(before, -1));
+  EXPECT_EQ(counting->allocations, 1);
+  EXPECT_EQ(Unwrap(before.ToVector<float>()), (std::vector<float>{1, 2, 3, 4}));
+  EXPECT_NEAR(Unwrap(after.ToVector<float>())[3], 0.7310586f, 1e-6f);
+}
+
+TEST(SetAllocatorTest, AnAllocatorThatRefusesIsOutOfMemoryFromTheCall) {
+  const Tensor x = Unwrap(Tensor::FromVector<float>({1, 2}, Shape{2}));
+  auto refusing = std::make_shared<CountingAllocator>();
+  refusing->fail = true;
+  CpuAllocatorScope scope(refusing);
+  ExpectError(functional::Softmax(x, 0), ErrorKind::kOutOfMemory, {"refused 8 bytes"});
+}
+
+TEST(SetAllocatorTest, UnavailableDeviceIsDeviceError) {
+  ExpectError(ep::SetAllocator(Device::Cuda(999), nullptr), ErrorKind::kDeviceError, {"cuda:999"});
+  ExpectError(ep::NewCudaPoolAllocator(Device::Cpu()), ErrorKind::kNotImplemented,
+              {"cuda device", "cpu"});
+}
+
+// A stand-in stream that records what it was asked to wait for.
+class RecordingStream final : public ep::Stream {
+ public:
+  DeviceType device_type() const override { return DeviceType::kCPU; }
+  Maybe<void> Sync() override {
+    ++syncs;
+    return Ok();
+  }
+  Maybe<void> WaitFor(ep::Stream* other) override {
+    waited_for.push_back(other);
+    return Ok();
+  }
+  std::vector<ep::Stream*> waited_for;
+  int syncs = 0;
+};
+
+TEST(StorageRecordStreamTest, TheAllocationStreamWaitsForEachOtherStreamOnceBeforeTheFree) {
+  CountingAllocator allocator;
+  RecordingStream own, other, third;
+  void* ptr = Unwrap(allocator.Allocate(64, &own));
+  {
+    Storage storage(&allocator, ptr, 64, Device::Cpu(), &own);
+    storage.RecordStream(&own);  // its own stream: nothing to wait for
+    storage.RecordStream(&other);
+    storage.RecordStream(&other);
+    storage.RecordStream(&third);
+    storage.RecordStream(&other);  // not the last recorded: found in the list, not added
+    EXPECT_EQ(allocator.frees, 0);
+  }
+  EXPECT_EQ(own.waited_for, (std::vector<ep::Stream*>{&other, &third}));
+  EXPECT_EQ(allocator.frees, 1);
+  ASSERT_EQ(allocator.freed_on.size(), 1u);
+  EXPECT_EQ(allocator.freed_on[0], &own);
+}
+
+TEST(StorageRecordStreamTest, WithoutAnAllocationStreamTheHostWaits) {
+  CountingAllocator allocator;
+  RecordingStream other;
+  void* ptr = Unwrap(allocator.Allocate(64, nullptr));
+  { Storage(&allocator, ptr, 64, Device::Cpu()).RecordStream(&other); }
+  EXPECT_EQ(other.syncs, 1);
+  EXPECT_EQ(allocator.frees, 1);
+}
+
+TEST(StorageRecordStreamTest, CallersMemoryIsLeftToItsOwnerDeleterOnce) {
+  RecordingStream other;
+  std::vector<float> memory(4);
+  int deleted = 0;
+  {
+    Storage storage(memory.data(), 16, Device::Cpu(), [&deleted] { ++deleted; });
+    storage.RecordStream(&other);
+  }
+  EXPECT_EQ(other.syncs, 0);
+  EXPECT_EQ(deleted, 1);
+}
+
+TEST(CachingAllocatorBinsTest, AFreedBlockServesOnlyItsOwnStream) {
+  ep::Allocator* cpu = Unwrap(ep::GetDevice(Device::Cpu()))->allocator();
+  RecordingStream a, b;
+  void* first = Unwrap(cpu->Allocate(3000, &a));
+  cpu->Deallocate(first, 3000, &a);
+  void* on_b = Unwrap(cpu->Allocate(3000, &b));
+  EXPECT_NE(on_b, first);  // a's block may still be in use by a's queued work
+  void* on_a = Unwrap(cpu->Allocate(3000, &a));
+  EXPECT_EQ(on_a, first);  // a's own next request reuses it
+  cpu->Deallocate(on_a, 3000, &a);
+  cpu->Deallocate(on_b, 3000, &b);
+  ASSERT_TRUE(ep::EmptyCache(Device::Cpu()).ok());
+}
+
+// Within float32 rounding: the BLAS may split the product differently under concurrent calls.
+bool Close(const std::vector<float>& got, const std::vector<float>& expected) {
+  if (got.size() != expected.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (!(std::fabs(got[i] - expected[i]) <= 1e-5f * std::max(1.0f, std::fabs(expected[i])))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Each thread runs its own chain of calls; every result must equal the one-thread result.
+TEST(ThreadSafetyTest, ConcurrentCallsOnTheCpuGiveTheOneThreadResults) {
+  constexpr int kThreads = 4;
+  constexpr int kIterations = 40;
+  const Tensor a = MakeTensor(RandomValues(64 * 48, 1), Shape{64, 48}, DataType::kFloat32);
+  const Tensor b = MakeTensor(RandomValues(48 * 32, 2), Shape{48, 32}, DataType::kFloat32);
+  auto chain = [&](float shift) -> Maybe<std::vector<float>> {
+    Tensor t;
+    OFLITE_ASSIGN_OR_RETURN(t, functional::MatMul(a, b));
+    OFLITE_ASSIGN_OR_RETURN(t, t + static_cast<double>(shift));
+    OFLITE_ASSIGN_OR_RETURN(t, functional::Softmax(t, 0));
+    OFLITE_ASSIGN_OR_RETURN(t, functional::LogSoftmax(t, -1));
+    return t.ToVector<float>();
+  };
+  std::vector<std::vector<float>> expected;
+  for (int i = 0; i < kThreads; ++i) {
+    expected.push_back(Unwrap(chain(0.25f * static_cast<float>(i))));
+  }
+  std::atomic<int> mismatches{0};
+  std::atomic<int> errors{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&, i] {
+      for (int it = 0; it < kIterations; ++it) {
+        Maybe<std::vector<float>> got = chain(0.25f * static_cast<float>(i));
+        if (!got.ok()) {
+          ++errors;
+        } else if (!Close(got.value(), expected[static_cast<size_t>(i)])) {
+          ++mismatches;
+        }
+      }
+    });
+  }
+  for (std::thread& thread : threads) {
+    thread.join();
+  }
+  EXPECT_EQ(errors, 0);
+  EXPECT_EQ(mismatches, 0);
+}
+
+}  // namespace
+}  // namespace test
+}  // namespace oflite
