@@ -1,11 +1,10 @@
 #include "ep/caching_allocator.h"
 
-#include <glog/logging.h>
-
 #include <cstdint>
 #include <functional>
 
 #include "oneflow_lite/common/hash_combine.h"
+#include "oneflow_lite/common/logging.h"
 
 namespace oflite {
 namespace ep {
@@ -123,7 +122,7 @@ void CachingAllocator::Deallocate(void* ptr, size_t /*bytes*/, Stream* /*stream*
   std::lock_guard<std::mutex> lock(mutex_);
   auto live = live_blocks_.find(ptr);
   if (live == live_blocks_.end()) {
-    LOG(ERROR) << DeviceName() << ": ignoring the free of " << ptr
+    OFLITE_LOG(ERROR) << DeviceName() << ": ignoring the free of " << ptr
                       << ", which this allocator did not hand out (or was freed twice)";
     return;
   }

@@ -10,6 +10,7 @@
 #include "oneflow_lite/common/device.h"
 #include "oneflow_lite/common/error.h"
 #include "oneflow_lite/common/float16.h"
+#include "oneflow_lite/common/logging.h"
 #include "oneflow_lite/common/maybe.h"
 #include "oneflow_lite/common/registration_owner.h"
 #include "oneflow_lite/common/scalar.h"

@@ -1,13 +1,12 @@
 #include "oneflow_lite/framework/tensor.h"
 
-#include <glog/logging.h>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <type_traits>
 #include <vector>
 
+#include "oneflow_lite/common/check.h"
 #include "oneflow_lite/ep/device.h"
 #include "oneflow_lite/primitive/fill.h"
 #include "oneflow_lite/primitive/memcpy.h"
@@ -245,7 +244,7 @@ Maybe<void> Tensor::RecordStream(void* native_stream) const {
 const void* Tensor::data() const { return mut_data(); }
 
 void* Tensor::mut_data() const {
-  CHECK(defined()) << "data of an undefined tensor";
+  OFLITE_CHECK(defined()) << "data of an undefined tensor";
   return static_cast<char*>(storage_->ptr()) + offset_ * static_cast<int64_t>(DataTypeSize(dtype_));
 }
 
