@@ -2,14 +2,19 @@
 // kind and text. Nothing thrown crosses into C: each entry point turns exceptions into a status.
 #include "oneflow_lite/c_api.h"
 
+#include <algorithm>
 #include <new>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "oneflow_lite/common/logging.h"
+#include "oneflow_lite/ep/device.h"
 #include "oneflow_lite/framework/interpreter.h"
 #include "oneflow_lite/framework/op_library.h"
+#include "oneflow_lite/framework/op_registry.h"
 #include "oneflow_lite/framework/tensor.h"
+#include "oneflow_lite/functional/functional.h"
 
 struct oflite_status {
   oflite_error_kind kind;
@@ -22,6 +27,12 @@ struct oflite_tensor {
 
 struct oflite_attrs {
   oflite::AttrMap map;
+};
+
+struct oflite_op {
+  std::string name;                // Dispatch takes the name as a std::string: made once, here
+  const oflite::OpSchema* schema;  // the registry keeps it for the process
+  std::string signature;
 };
 
 namespace {
@@ -43,6 +54,26 @@ static_assert(SameValue(OFLITE_FLOAT32, DataType::kFloat32) &&
                   SameValue(OFLITE_INT64, DataType::kInt64) &&
                   SameValue(OFLITE_BOOL, DataType::kBool),
               "oflite_dtype and oflite::DataType differ");
+static_assert(
+    static_cast<int>(OFLITE_ATTR_BOOL) == static_cast<int>(oflite::AttrType::kBool) &&
+        static_cast<int>(OFLITE_ATTR_INT64) == static_cast<int>(oflite::AttrType::kInt64) &&
+        static_cast<int>(OFLITE_ATTR_FLOAT) == static_cast<int>(oflite::AttrType::kFloat) &&
+        static_cast<int>(OFLITE_ATTR_DOUBLE) == static_cast<int>(oflite::AttrType::kDouble) &&
+        static_cast<int>(OFLITE_ATTR_STRING) == static_cast<int>(oflite::AttrType::kString) &&
+        static_cast<int>(OFLITE_ATTR_SHAPE) == static_cast<int>(oflite::AttrType::kShape) &&
+        static_cast<int>(OFLITE_ATTR_DTYPE) == static_cast<int>(oflite::AttrType::kDataType) &&
+        static_cast<int>(OFLITE_ATTR_INTS) == static_cast<int>(oflite::AttrType::kListInt64) &&
+        static_cast<int>(OFLITE_ATTR_FLOATS) == static_cast<int>(oflite::AttrType::kListFloat),
+    "oflite_attr_type and oflite::AttrType differ");
+static_assert(static_cast<int>(OFLITE_DEVICE_CPU) == static_cast<int>(oflite::DeviceType::kCPU) &&
+                  static_cast<int>(OFLITE_DEVICE_CUDA) ==
+                      static_cast<int>(oflite::DeviceType::kCUDA),
+              "oflite_device_type and oflite::DeviceType differ");
+static_assert(OFLITE_LOG_INFO == static_cast<int>(oflite::LogSeverity::kInfo) &&
+                  OFLITE_LOG_WARNING == static_cast<int>(oflite::LogSeverity::kWarning) &&
+                  OFLITE_LOG_ERROR == static_cast<int>(oflite::LogSeverity::kError) &&
+                  OFLITE_LOG_FATAL == static_cast<int>(oflite::LogSeverity::kFatal),
+              "oflite_log_severity and oflite::LogSeverity differ");
 
 oflite_error_kind ToCKind(ErrorKind kind) {
   switch (kind) {
@@ -97,11 +128,59 @@ oflite_status* Guarded(F body) {
 #define OFLITE_C_CHECK_ARG(cond, call, what) \
   OFLITE_CHECK_OR_RETURN(cond, ValueError) << call << ": " << what << " is NULL"
 
+// oflite_call's body, for a name or a handle's.
+oflite::Maybe<void> CallOp(const char* call, const std::string& op,
+                           const oflite_tensor* const* inputs, size_t num_inputs,
+                           const oflite_attrs* attrs, oflite_tensor** outputs, size_t capacity,
+                           size_t* num_outputs) {
+  OFLITE_C_CHECK_ARG(inputs != nullptr || num_inputs == 0, call, "inputs");
+  OFLITE_C_CHECK_ARG(outputs != nullptr || capacity == 0, call, "outputs");
+  OFLITE_C_CHECK_ARG(num_outputs != nullptr, call, "num_outputs");
+  std::vector<oflite::Tensor> args;
+  args.reserve(num_inputs);
+  for (size_t i = 0; i < num_inputs; ++i) {
+    OFLITE_CHECK_OR_RETURN(inputs[i] != nullptr, ValueError)
+        << call << ": input " << i << " of " << op << " is NULL";
+    args.push_back(inputs[i]->tensor);
+  }
+  std::vector<oflite::Tensor> results;
+  static const oflite::AttrMap kNoAttrs;
+  OFLITE_ASSIGN_OR_RETURN(results, oflite::Dispatch(op, args, attrs ? attrs->map : kNoAttrs));
+  *num_outputs = results.size();
+  OFLITE_CHECK_OR_RETURN(results.size() <= capacity, ValueError)
+      << call << ": " << op << " has " << results.size() << " outputs, room was given for "
+      << capacity;
+  for (size_t i = 0; i < results.size(); ++i) {
+    outputs[i] = new oflite_tensor{std::move(results[i])};
+  }
+  return oflite::Ok();
+}
+
 oflite::Maybe<void> SetAttr(oflite_attrs* attrs, const char* name, oflite::AttrValue value) {
   OFLITE_C_CHECK_ARG(attrs != nullptr, "oflite_attrs_set", "attrs");
   OFLITE_C_CHECK_ARG(name != nullptr, "oflite_attrs_set", "name");
   attrs->map.Set(name, std::move(value));
   return oflite::Ok();
+}
+
+// Softmax-like functional calls: x checked, the result in a new handle.
+template <typename F>
+oflite_status* FunctionalCall(const char* call, const oflite_tensor* x, oflite_tensor** out, F fn) {
+  return Guarded([&]() -> oflite::Maybe<void> {
+    OFLITE_C_CHECK_ARG(x != nullptr, call, "x");
+    OFLITE_C_CHECK_ARG(out != nullptr, call, "out");
+    oflite::Tensor y;
+    OFLITE_ASSIGN_OR_RETURN(y, fn(x->tensor));
+    *out = new oflite_tensor{std::move(y)};
+    return oflite::Ok();
+  });
+}
+
+oflite::Maybe<oflite::ep::Device*> FindDevice(const char* call, const char* device) {
+  OFLITE_C_CHECK_ARG(device != nullptr, call, "device");
+  oflite::Device where;
+  OFLITE_ASSIGN_OR_RETURN(where, oflite::Device::Parse(device));
+  return oflite::ep::GetDevice(where);
 }
 
 }  // namespace
@@ -212,28 +291,8 @@ oflite_status* oflite_call(const char* op, const oflite_tensor* const* inputs, s
                            const oflite_attrs* attrs, oflite_tensor** outputs, size_t capacity,
                            size_t* num_outputs) {
   return Guarded([&]() -> oflite::Maybe<void> {
-    const char* call = "oflite_call";
-    OFLITE_C_CHECK_ARG(op != nullptr, call, "op");
-    OFLITE_C_CHECK_ARG(inputs != nullptr || num_inputs == 0, call, "inputs");
-    OFLITE_C_CHECK_ARG(outputs != nullptr || capacity == 0, call, "outputs");
-    OFLITE_C_CHECK_ARG(num_outputs != nullptr, call, "num_outputs");
-    std::vector<oflite::Tensor> args;
-    for (size_t i = 0; i < num_inputs; ++i) {
-      OFLITE_CHECK_OR_RETURN(inputs[i] != nullptr, ValueError)
-          << call << ": input " << i << " of " << op << " is NULL";
-      args.push_back(inputs[i]->tensor);
-    }
-    std::vector<oflite::Tensor> results;
-    OFLITE_ASSIGN_OR_RETURN(results,
-                            oflite::Dispatch(op, args, attrs ? attrs->map : oflite::AttrMap()));
-    *num_outputs = results.size();
-    OFLITE_CHECK_OR_RETURN(results.size() <= capacity, ValueError)
-        << call << ": " << op << " has " << results.size() << " outputs, room was given for "
-        << capacity;
-    for (size_t i = 0; i < results.size(); ++i) {
-      outputs[i] = new oflite_tensor{std::move(results[i])};
-    }
-    return oflite::Ok();
+    OFLITE_C_CHECK_ARG(op != nullptr, "oflite_call", "op");
+    return CallOp("oflite_call", op, inputs, num_inputs, attrs, outputs, capacity, num_outputs);
   });
 }
 
@@ -241,6 +300,175 @@ oflite_status* oflite_load_op_library(const char* path) {
   return Guarded([&]() -> oflite::Maybe<void> {
     OFLITE_C_CHECK_ARG(path != nullptr, "oflite_load_op_library", "path");
     return oflite::LoadOpLibrary(path);
+  });
+}
+
+oflite_status* oflite_set_log_sink(oflite_log_sink sink, void* user_data) {
+  return Guarded([&]() -> oflite::Maybe<void> {
+    oflite::LogSink wrapped;  // empty: the default
+    if (sink != nullptr) {
+      wrapped = [sink, user_data](oflite::LogSeverity severity, const char* file, int line,
+                                  const std::string& message) {
+        sink(static_cast<int>(severity), file, line, message.c_str(), user_data);
+      };
+    }
+    oflite::SetLogSink(std::move(wrapped));
+    return oflite::Ok();
+  });
+}
+
+oflite_status* oflite_op_find(const char* name, oflite_op** out) {
+  return Guarded([&]() -> oflite::Maybe<void> {
+    OFLITE_C_CHECK_ARG(name != nullptr, "oflite_op_find", "name");
+    OFLITE_C_CHECK_ARG(out != nullptr, "oflite_op_find", "out");
+    const oflite::OpSchema* schema = nullptr;
+    OFLITE_ASSIGN_OR_RETURN(schema, oflite::OpRegistry::Global().Find(name));
+    *out = new oflite_op{schema->name(), schema, schema->Signature()};
+    return oflite::Ok();
+  });
+}
+void oflite_op_free(oflite_op* op) { delete op; }
+const char* oflite_op_name(const oflite_op* op) { return op == nullptr ? "" : op->name.c_str(); }
+const char* oflite_op_signature(const oflite_op* op) {
+  return op == nullptr ? "" : op->signature.c_str();
+}
+size_t oflite_op_num_inputs(const oflite_op* op) {
+  return op == nullptr ? 0 : op->schema->inputs().size();
+}
+size_t oflite_op_num_outputs(const oflite_op* op) {
+  return op == nullptr ? 0 : op->schema->outputs().size();
+}
+size_t oflite_op_num_attrs(const oflite_op* op) {
+  return op == nullptr ? 0 : op->schema->attrs().size();
+}
+const char* oflite_op_input_name(const oflite_op* op, size_t i) {
+  return i < oflite_op_num_inputs(op) ? op->schema->inputs()[i].c_str() : nullptr;
+}
+const char* oflite_op_attr_name(const oflite_op* op, size_t i) {
+  return i < oflite_op_num_attrs(op) ? op->schema->attrs()[i].name.c_str() : nullptr;
+}
+oflite_attr_type oflite_op_attr_type(const oflite_op* op, size_t i) {
+  return static_cast<oflite_attr_type>(
+      i < oflite_op_num_attrs(op) ? static_cast<int>(op->schema->attrs()[i].type) : 0);
+}
+int oflite_op_attr_has_default(const oflite_op* op, size_t i) {
+  return i < oflite_op_num_attrs(op) && op->schema->attrs()[i].default_value.has_value();
+}
+oflite_status* oflite_op_call(const oflite_op* op, const oflite_tensor* const* inputs,
+                              size_t num_inputs, const oflite_attrs* attrs, oflite_tensor** outputs,
+                              size_t capacity, size_t* num_outputs) {
+  return Guarded([&]() -> oflite::Maybe<void> {
+    OFLITE_C_CHECK_ARG(op != nullptr, "oflite_op_call", "op");
+    return CallOp("oflite_op_call", op->name, inputs, num_inputs, attrs, outputs, capacity,
+                  num_outputs);
+  });
+}
+
+oflite_status* oflite_list_ops(char* buffer, size_t capacity, size_t* length) {
+  return Guarded([&]() -> oflite::Maybe<void> {
+    OFLITE_C_CHECK_ARG(buffer != nullptr || capacity == 0, "oflite_list_ops", "buffer");
+    OFLITE_C_CHECK_ARG(length != nullptr, "oflite_list_ops", "length");
+    std::string names;
+    for (const std::string& name : oflite::OpRegistry::Global().OpTypes()) {
+      names += name;
+      names += '\n';
+    }
+    *length = names.size();
+    if (capacity > 0) {
+      const size_t n = std::min(names.size(), capacity - 1);
+      names.copy(buffer, n);
+      buffer[n] = '\0';
+    }
+    return oflite::Ok();
+  });
+}
+
+oflite_status* oflite_softmax(const oflite_tensor* x, int64_t dim, oflite_tensor** out) {
+  return FunctionalCall("oflite_softmax", x, out, [dim](const oflite::Tensor& t) {
+    return oflite::functional::Softmax(t, dim);
+  });
+}
+oflite_status* oflite_log_softmax(const oflite_tensor* x, int64_t dim, oflite_tensor** out) {
+  return FunctionalCall("oflite_log_softmax", x, out, [dim](const oflite::Tensor& t) {
+    return oflite::functional::LogSoftmax(t, dim);
+  });
+}
+
+oflite_status* oflite_attrs_set_dtype(oflite_attrs* attrs, const char* name, int dtype) {
+  return Guarded([&]() -> oflite::Maybe<void> {
+    OFLITE_CHECK_OR_RETURN(oflite::IsValidDataType(dtype), ValueError)
+        << "oflite_attrs_set_dtype: " << dtype << " is not an oflite_dtype value";
+    return SetAttr(attrs, name, static_cast<DataType>(dtype));
+  });
+}
+oflite_status* oflite_attrs_set_shape(oflite_attrs* attrs, const char* name, const int64_t* dims,
+                                      size_t count) {
+  return Guarded([&]() -> oflite::Maybe<void> {
+    OFLITE_C_CHECK_ARG(dims != nullptr || count == 0, "oflite_attrs_set_shape", "dims");
+    OFLITE_CHECK_OR_RETURN(count <= static_cast<size_t>(oflite::kMaxRank), ValueError)
+        << "oflite_attrs_set_shape: " << count << " dims, at most " << oflite::kMaxRank;
+    return SetAttr(attrs, name, oflite::Shape(oflite::DimVector(dims, dims + count)));
+  });
+}
+oflite_status* oflite_attrs_set_floats(oflite_attrs* attrs, const char* name, const float* values,
+                                       size_t count) {
+  return Guarded([&]() -> oflite::Maybe<void> {
+    OFLITE_C_CHECK_ARG(values != nullptr || count == 0, "oflite_attrs_set_floats", "values");
+    return SetAttr(attrs, name, std::vector<float>(values, values + count));
+  });
+}
+
+int oflite_tensor_device_type(const oflite_tensor* tensor) {
+  return tensor == nullptr ? -1 : static_cast<int>(tensor->tensor.device().type());
+}
+int oflite_tensor_device_index(const oflite_tensor* tensor) {
+  return tensor == nullptr ? -1 : tensor->tensor.device().index();
+}
+void* oflite_tensor_data(const oflite_tensor* tensor) {
+  return tensor == nullptr || !tensor->tensor.defined() ? nullptr : tensor->tensor.mut_data();
+}
+oflite_status* oflite_tensor_to(const oflite_tensor* tensor, const char* device,
+                                oflite_tensor** out) {
+  return Guarded([&]() -> oflite::Maybe<void> {
+    const char* call = "oflite_tensor_to";
+    OFLITE_C_CHECK_ARG(tensor != nullptr, call, "tensor");
+    OFLITE_C_CHECK_ARG(device != nullptr, call, "device");
+    OFLITE_C_CHECK_ARG(out != nullptr, call, "out");
+    oflite::Device where;
+    OFLITE_ASSIGN_OR_RETURN(where, oflite::Device::Parse(device));
+    oflite::Tensor t = tensor->tensor;
+    if (!(t.device() == where)) {
+      OFLITE_ASSIGN_OR_RETURN(t, t.To(where));
+    }
+    *out = new oflite_tensor{std::move(t)};
+    return oflite::Ok();
+  });
+}
+
+int oflite_device_count(int device_type) {
+  if (device_type != OFLITE_DEVICE_CPU && device_type != OFLITE_DEVICE_CUDA) {
+    return 0;
+  }
+  try {
+    return oflite::ep::DeviceCount(static_cast<oflite::DeviceType>(device_type));
+  } catch (...) {
+    return 0;
+  }
+}
+oflite_status* oflite_device_synchronize(const char* device) {
+  return Guarded([&]() -> oflite::Maybe<void> {
+    oflite::ep::Device* d = nullptr;
+    OFLITE_ASSIGN_OR_RETURN(d, FindDevice("oflite_device_synchronize", device));
+    return d->default_stream()->Sync();
+  });
+}
+oflite_status* oflite_device_stream(const char* device, void** native) {
+  return Guarded([&]() -> oflite::Maybe<void> {
+    OFLITE_C_CHECK_ARG(native != nullptr, "oflite_device_stream", "native");
+    oflite::ep::Device* d = nullptr;
+    OFLITE_ASSIGN_OR_RETURN(d, FindDevice("oflite_device_stream", device));
+    OFLITE_ASSIGN_OR_RETURN(*native, d->default_stream()->NativeHandle());
+    return oflite::Ok();
   });
 }
 

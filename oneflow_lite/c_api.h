@@ -89,6 +89,107 @@ oflite_status* oflite_call(const char* op, const oflite_tensor* const* inputs, s
 /* Loads a shared library that registers ops (oflite::LoadOpLibrary). */
 oflite_status* oflite_load_op_library(const char* path);
 
+/* The library's log lines (oneflow_lite/common/logging.h) go to glog by default, which prints
+ * them on stderr until the host calls InitGoogleLogging. */
+typedef enum oflite_log_severity {
+  OFLITE_LOG_INFO = 0,
+  OFLITE_LOG_WARNING = 1,
+  OFLITE_LOG_ERROR = 2,
+  OFLITE_LOG_FATAL = 3
+} oflite_log_severity;
+
+/* Receives one line: its severity (an oflite_log_severity value), the source file and line that
+ * wrote it, the message (no trailing newline, valid during the call) and the user_data given with
+ * the sink. It runs on the thread that logs, possibly on several at once. After a FATAL line (a
+ * broken invariant inside the library) the process aborts. */
+typedef void (*oflite_log_sink)(int severity, const char* file, int line, const char* message,
+                                void* user_data);
+
+/* Sends the library's log lines to `sink` and nowhere else; a NULL sink restores the default.
+ * Once it returns the sink it replaced is never called again, so that sink's user_data may be
+ * released. A sink must not call oflite_set_log_sink. */
+oflite_status* oflite_set_log_sink(oflite_log_sink sink, void* user_data);
+
+/* ---- Ops looked up once, called many times; what the registry holds; devices. ---- */
+
+typedef struct oflite_op oflite_op;
+
+/* The values of oflite::AttrType (0 is no value). */
+typedef enum oflite_attr_type {
+  OFLITE_ATTR_BOOL = 1,
+  OFLITE_ATTR_INT64 = 2,
+  OFLITE_ATTR_FLOAT = 3,
+  OFLITE_ATTR_DOUBLE = 4,
+  OFLITE_ATTR_STRING = 5,
+  OFLITE_ATTR_SHAPE = 6,
+  OFLITE_ATTR_DTYPE = 7,
+  OFLITE_ATTR_INTS = 8,
+  OFLITE_ATTR_FLOATS = 9
+} oflite_attr_type;
+
+/* The values of oflite::DeviceType. */
+typedef enum oflite_device_type {
+  OFLITE_DEVICE_CPU = 0,
+  OFLITE_DEVICE_CUDA = 1
+} oflite_device_type;
+
+/* A handle on the registered op `name` (ValueError naming the registered ops when there is none):
+ * its schema is read once, and oflite_op_call skips the lookup by name. The caller frees it. */
+oflite_status* oflite_op_find(const char* name, oflite_op** out);
+void oflite_op_free(oflite_op* op);
+/* The op's name and signature ("transpose(Tensor x, list_int64 perm) -> Tensor y"), valid while
+ * the handle lives; "" for NULL. */
+const char* oflite_op_name(const oflite_op* op);
+const char* oflite_op_signature(const oflite_op* op);
+/* Counts of inputs, outputs and attributes (0 for NULL), and each by index in declaration order:
+ * a name (NULL for an index out of range), an attribute's type (0 out of range) and whether it
+ * has a default (0 or 1). */
+size_t oflite_op_num_inputs(const oflite_op* op);
+size_t oflite_op_num_outputs(const oflite_op* op);
+size_t oflite_op_num_attrs(const oflite_op* op);
+const char* oflite_op_input_name(const oflite_op* op, size_t i);
+const char* oflite_op_attr_name(const oflite_op* op, size_t i);
+oflite_attr_type oflite_op_attr_type(const oflite_op* op, size_t i);
+int oflite_op_attr_has_default(const oflite_op* op, size_t i);
+/* oflite_call for a handle: the same arguments, checks and errors. */
+oflite_status* oflite_op_call(const oflite_op* op, const oflite_tensor* const* inputs,
+                              size_t num_inputs, const oflite_attrs* attrs, oflite_tensor** outputs,
+                              size_t capacity, size_t* num_outputs);
+
+/* The names of the registered ops, sorted, each followed by '\n', as snprintf writes: at most
+ * `capacity` bytes into `buffer` (NULL with capacity 0 to ask the size), NUL-terminated when
+ * capacity > 0, and the full length without the NUL in *length. */
+oflite_status* oflite_list_ops(char* buffer, size_t capacity, size_t* length);
+
+/* Softmax and log-softmax over `dim` (negative counts from the end), any dim: the functional
+ * calls (oflite::functional::Softmax), which move a non-last dim last and back. */
+oflite_status* oflite_softmax(const oflite_tensor* x, int64_t dim, oflite_tensor** out);
+oflite_status* oflite_log_softmax(const oflite_tensor* x, int64_t dim, oflite_tensor** out);
+
+/* More attribute types: a dtype (an oflite_dtype value), a shape, a list of floats. */
+oflite_status* oflite_attrs_set_dtype(oflite_attrs* attrs, const char* name, int dtype);
+oflite_status* oflite_attrs_set_shape(oflite_attrs* attrs, const char* name, const int64_t* dims,
+                                      size_t count);
+oflite_status* oflite_attrs_set_floats(oflite_attrs* attrs, const char* name, const float* values,
+                                       size_t count);
+
+/* Where the tensor lives: its device type and index (-1 and -1 for NULL). */
+int oflite_tensor_device_type(const oflite_tensor* tensor);
+int oflite_tensor_device_index(const oflite_tensor* tensor);
+/* The address of its first element (NULL for NULL or an empty tensor's storage). */
+void* oflite_tensor_data(const oflite_tensor* tensor);
+/* A copy on `device` ("cpu", "cuda:0"); the same storage when it is already there. */
+oflite_status* oflite_tensor_to(const oflite_tensor* tensor, const char* device,
+                                oflite_tensor** out);
+
+/* Devices of a type visible now (0 when it was not built in or has none). */
+int oflite_device_count(int device_type);
+/* Waits until the work queued on the device's stream has finished. */
+oflite_status* oflite_device_synchronize(const char* device);
+/* The native queue oflite's work on the device runs on (a cudaStream_t on CUDA, NULL for CUDA's
+ * legacy default stream and on the CPU): a producer of DLPack data can order its work before it. */
+oflite_status* oflite_device_stream(const char* device, void** native);
+
 #ifdef __cplusplus
 }
 #endif

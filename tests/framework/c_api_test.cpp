@@ -6,9 +6,12 @@
 #include <dlpack/dlpack.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "oneflow_lite/common/logging.h"
 
 namespace {
 
@@ -135,6 +138,190 @@ TEST(CApi, DLPackInAndOutShareMemory) {
   ExpectStatus(oflite_tensor_from_dlpack(nullptr, &back), OFLITE_VALUE_ERROR, "null");
   oflite_tensor_free(back);  // runs the export's deleter
   oflite_tensor_free(x);
+}
+
+TEST(CApi, AnOpHandleDescribesAndCallsItsOp) {
+  oflite_op* op = nullptr;
+  ExpectOk(oflite_op_find("transpose", &op));
+  ASSERT_NE(op, nullptr);
+  EXPECT_STREQ(oflite_op_name(op), "transpose");
+  EXPECT_NE(std::string(oflite_op_signature(op)).find("transpose(Tensor x"), std::string::npos)
+      << oflite_op_signature(op);
+  EXPECT_EQ(oflite_op_num_inputs(op), 1u);
+  EXPECT_EQ(oflite_op_num_outputs(op), 1u);
+  ASSERT_EQ(oflite_op_num_attrs(op), 1u);
+  EXPECT_STREQ(oflite_op_input_name(op, 0), "x");
+  EXPECT_EQ(oflite_op_input_name(op, 1), nullptr);
+  EXPECT_STREQ(oflite_op_attr_name(op, 0), "perm");
+  EXPECT_EQ(oflite_op_attr_type(op, 0), OFLITE_ATTR_INTS);
+  EXPECT_EQ(oflite_op_attr_has_default(op, 0), 0);
+  EXPECT_EQ(oflite_op_attr_name(op, 1), nullptr);
+  EXPECT_EQ(oflite_op_attr_type(op, 1), 0);
+  oflite_tensor* x = FromFloats({1, 2, 3, 4, 5, 6}, {2, 3});
+  const oflite_tensor* inputs[] = {x};
+  oflite_attrs* attrs = oflite_attrs_new();
+  const int64_t perm[] = {1, 0};
+  ExpectOk(oflite_attrs_set_ints(attrs, "perm", perm, 2));
+  oflite_tensor* y = nullptr;
+  size_t count = 0;
+  for (int i = 0; i < 3; ++i) {  // the handle is called again and again
+    ExpectOk(oflite_op_call(op, inputs, 1, attrs, &y, 1, &count));
+    ASSERT_EQ(count, 1u);
+    EXPECT_EQ(ToFloats(y, 6), (std::vector<float>{1, 4, 2, 5, 3, 6}));
+    oflite_tensor_free(y);
+  }
+  ExpectStatus(oflite_op_call(op, inputs, 1, nullptr, &y, 1, &count), OFLITE_VALUE_ERROR, "perm");
+  ExpectStatus(oflite_op_call(nullptr, inputs, 1, attrs, &y, 1, &count), OFLITE_VALUE_ERROR,
+               "op is NULL");
+  oflite_op* missing = nullptr;
+  ExpectStatus(oflite_op_find("no_such_op", &missing), OFLITE_VALUE_ERROR, "no_such_op");
+  EXPECT_EQ(missing, nullptr);
+  oflite_op* leaky = nullptr;
+  ExpectOk(oflite_op_find("leaky_relu", &leaky));
+  ASSERT_EQ(oflite_op_num_attrs(leaky), 1u);
+  EXPECT_EQ(oflite_op_attr_type(leaky, 0), OFLITE_ATTR_DOUBLE);
+  EXPECT_EQ(oflite_op_attr_has_default(leaky, 0), 1);
+  EXPECT_EQ(oflite_op_num_attrs(nullptr), 0u);
+  EXPECT_STREQ(oflite_op_name(nullptr), "");
+  oflite_op_free(leaky);
+  oflite_op_free(op);
+  oflite_attrs_free(attrs);
+  oflite_tensor_free(x);
+}
+
+TEST(CApi, ListsTheRegisteredOpsAsSnprintfWould) {
+  size_t length = 0;
+  ExpectOk(oflite_list_ops(nullptr, 0, &length));
+  ASSERT_GT(length, 0u);
+  std::vector<char> names(length + 1, 'x');
+  size_t again = 0;
+  ExpectOk(oflite_list_ops(names.data(), names.size(), &again));
+  EXPECT_EQ(again, length);
+  const std::string text(names.data());
+  EXPECT_EQ(text.size(), length);
+  EXPECT_NE(text.find("\nsoftmax\n"), std::string::npos) << text;
+  EXPECT_EQ(text.back(), '\n');
+  char small[5];
+  ExpectOk(oflite_list_ops(small, sizeof(small), &again));
+  EXPECT_EQ(again, length);
+  EXPECT_EQ(std::string(small), text.substr(0, 4));
+  ExpectStatus(oflite_list_ops(nullptr, 0, nullptr), OFLITE_VALUE_ERROR, "length is NULL");
+}
+
+TEST(CApi, SoftmaxOverAnyDim) {
+  oflite_tensor* x = FromFloats({0, 0, 1, 1}, {2, 2});
+  oflite_tensor* y = nullptr;
+  ExpectOk(oflite_softmax(x, 0, &y));  // down the columns: 0 vs 1
+  const float a = 1.0f / (1.0f + std::exp(1.0f));
+  const std::vector<float> got = ToFloats(y, 4);
+  const std::vector<float> want = {a, a, 1 - a, 1 - a};
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_NEAR(got[i], want[i], 1e-6) << i;
+  }
+  oflite_tensor_free(y);
+  ExpectOk(oflite_log_softmax(x, -1, &y));
+  EXPECT_NEAR(ToFloats(y, 4)[0], std::log(0.5f), 1e-6);
+  oflite_tensor_free(y);
+  ExpectStatus(oflite_softmax(x, 2, &y), OFLITE_INDEX_ERROR, "dim 2 is out of range");
+  ExpectStatus(oflite_softmax(nullptr, 0, &y), OFLITE_VALUE_ERROR, "x is NULL");
+  oflite_tensor_free(x);
+}
+
+TEST(CApi, MoreAttributeTypes) {
+  oflite_tensor* x = FromFloats({1.5f, -2.5f}, {2});
+  const oflite_tensor* inputs[] = {x};
+  oflite_attrs* attrs = oflite_attrs_new();
+  ExpectOk(oflite_attrs_set_dtype(attrs, "dtype", OFLITE_INT32));
+  oflite_tensor* y = nullptr;
+  size_t count = 0;
+  ExpectOk(oflite_call("cast", inputs, 1, attrs, &y, 1, &count));
+  EXPECT_EQ(oflite_tensor_dtype(y), OFLITE_INT32);
+  oflite_tensor_free(y);
+  ExpectStatus(oflite_attrs_set_dtype(attrs, "dtype", 99), OFLITE_VALUE_ERROR, "99");
+  const int64_t dims[] = {2, 3};
+  ExpectOk(oflite_attrs_set_shape(attrs, "shape", dims, 2));
+  const float values[] = {0.5f};
+  ExpectOk(oflite_attrs_set_floats(attrs, "values", values, 1));
+  ExpectStatus(oflite_attrs_set_shape(attrs, "shape", nullptr, 2), OFLITE_VALUE_ERROR,
+               "dims is NULL");
+  ExpectStatus(oflite_attrs_set_shape(attrs, "shape", dims, 17), OFLITE_VALUE_ERROR, "17 dims");
+  oflite_attrs_free(attrs);
+  oflite_tensor_free(x);
+}
+
+TEST(CApi, TensorsSayWhereTheyLiveAndMove) {
+  oflite_tensor* x = FromFloats({1, 2, 3}, {3});
+  EXPECT_EQ(oflite_tensor_device_type(x), OFLITE_DEVICE_CPU);
+  EXPECT_EQ(oflite_tensor_device_index(x), 0);
+  EXPECT_EQ(oflite_tensor_device_type(nullptr), -1);
+  ASSERT_NE(oflite_tensor_data(x), nullptr);
+  EXPECT_EQ(static_cast<const float*>(oflite_tensor_data(x))[2], 3.0f);
+  EXPECT_EQ(oflite_tensor_data(nullptr), nullptr);
+  oflite_tensor* same = nullptr;
+  ExpectOk(oflite_tensor_to(x, "cpu", &same));
+  EXPECT_EQ(oflite_tensor_data(same), oflite_tensor_data(x));  // already there: no copy
+  oflite_tensor_free(same);
+  ExpectStatus(oflite_tensor_to(x, "tpu", &same), OFLITE_VALUE_ERROR, "tpu");
+  EXPECT_GE(oflite_device_count(OFLITE_DEVICE_CPU), 1);
+  EXPECT_EQ(oflite_device_count(7), 0);
+  if (oflite_device_count(OFLITE_DEVICE_CUDA) > 0) {
+    oflite_tensor* on_gpu = nullptr;
+    ExpectOk(oflite_tensor_to(x, "cuda:0", &on_gpu));
+    EXPECT_EQ(oflite_tensor_device_type(on_gpu), OFLITE_DEVICE_CUDA);
+    EXPECT_EQ(ToFloats(on_gpu, 3), (std::vector<float>{1, 2, 3}));
+    ExpectOk(oflite_device_synchronize("cuda:0"));
+    void* stream = nullptr;
+    ExpectOk(oflite_device_stream("cuda:0", &stream));
+    oflite_tensor_free(on_gpu);
+  } else {
+    ExpectStatus(oflite_tensor_to(x, "cuda:0", &same), OFLITE_DEVICE_ERROR, "cuda");
+  }
+  ExpectOk(oflite_device_synchronize("cpu"));
+  void* stream = &stream;
+  ExpectOk(oflite_device_stream("cpu", &stream));
+  EXPECT_EQ(stream, nullptr);
+  ExpectStatus(oflite_device_synchronize(nullptr), OFLITE_VALUE_ERROR, "device is NULL");
+  ExpectStatus(oflite_device_synchronize("tpu"), OFLITE_VALUE_ERROR, "tpu");
+  oflite_tensor_free(x);
+}
+
+// What a C sink received, through its user_data.
+struct CLogLines {
+  std::vector<int> severities;
+  std::vector<std::string> files;
+  std::vector<int> lines;
+  std::vector<std::string> messages;
+};
+
+void CollectCLine(int severity, const char* file, int line, const char* message, void* user_data) {
+  auto* received = static_cast<CLogLines*>(user_data);
+  received->severities.push_back(severity);
+  received->files.push_back(file);
+  received->lines.push_back(line);
+  received->messages.push_back(message);
+}
+
+TEST(CApi, LogLinesGoToTheCallersSinkUntilTheDefaultIsRestored) {
+  CLogLines received;
+  testing::internal::CaptureStderr();
+  ExpectOk(oflite_set_log_sink(CollectCLine, &received));
+  const int logged_at = __LINE__ + 1;
+  OFLITE_LOG(WARNING) << "through the library's log, " << 3 << " words";
+  OFLITE_LOG(ERROR) << "an error";
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "") << "a line reached stderr too";
+  ASSERT_EQ(received.messages.size(), 2u);
+  EXPECT_EQ(received.severities[0], OFLITE_LOG_WARNING);
+  EXPECT_NE(received.files[0].find("c_api_test.cpp"), std::string::npos) << received.files[0];
+  EXPECT_EQ(received.lines[0], logged_at);
+  EXPECT_EQ(received.messages[0], "through the library's log, 3 words");
+  EXPECT_EQ(received.severities[1], OFLITE_LOG_ERROR);
+
+  testing::internal::CaptureStderr();
+  ExpectOk(oflite_set_log_sink(nullptr, nullptr));
+  OFLITE_LOG(WARNING) << "back on stderr";
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(received.messages.size(), 2u) << "the replaced sink still receives lines";
+  EXPECT_NE(err.find("] back on stderr"), std::string::npos) << err;
 }
 
 }  // namespace
