@@ -23,5 +23,8 @@ Maybe<std::unique_ptr<Event>> NewEvent(const oflite::Device& device) {
   return Factories()[index](device.index());
 }
 
+// Streams whose work is done when launched have nothing for another stream to wait for.
+Maybe<std::unique_ptr<Event>> Stream::RecordEvent() { return std::unique_ptr<Event>(); }
+
 }  // namespace ep
 }  // namespace oflite

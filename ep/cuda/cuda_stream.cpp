@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "ep/cuda/cuda_event.h"
 #include "oneflow_lite/primitive/primitive.h"
 
 namespace oflite {
@@ -82,24 +83,21 @@ Maybe<void*> CudaStream::NativeHandle() {
   return static_cast<void*>(stream_);
 }
 
-Maybe<void> CudaStream::WaitFor(Stream* other) {
-  OFLITE_CHECK_OR_RETURN(other != nullptr && other->device_type() == DeviceType::kCUDA, ValueError)
-      << "cuda stream: can only wait for another cuda stream";
-  const auto* cuda_other = static_cast<const CudaStream*>(other);
-  if (cuda_other->stream_ == stream_) {
-    return Ok();
-  }
-  OFLITE_JUST(cuda_other->SetDevice());
-  cudaEvent_t event = nullptr;
-  OFLITE_JUST(CudaCheck(cudaEventCreateWithFlags(&event, cudaEventDisableTiming),
-                        "cudaEventCreateWithFlags"));
-  Maybe<void> waited = CudaCheck(cudaEventRecord(event, cuda_other->stream_), "cudaEventRecord");
-  if (waited.ok()) {
-    // Also across GPUs: a stream may wait for an event of another device.
-    waited = CudaCheck(cudaStreamWaitEvent(stream_, event, 0), "cudaStreamWaitEvent");
-  }
-  cudaEventDestroy(event);  // released once the wait is past
-  return waited;
+Maybe<std::unique_ptr<Event>> CudaStream::RecordEvent() {
+  OFLITE_JUST(SetDevice());
+  std::unique_ptr<CudaEvent> event;
+  OFLITE_ASSIGN_OR_RETURN(event, CudaEvent::Create(device_index_, /*timing=*/false));
+  OFLITE_JUST(event->Record(this));
+  return std::unique_ptr<Event>(std::move(event));
+}
+
+Maybe<void> CudaStream::WaitEvent(Event* event) {
+  auto* cuda_event = dynamic_cast<CudaEvent*>(event);
+  OFLITE_CHECK_OR_RETURN(cuda_event != nullptr, ValueError)
+      << "cuda stream: can only wait for a cuda event";
+  OFLITE_JUST(SetDevice());
+  // Also across GPUs: a stream may wait for an event of another device.
+  return CudaCheck(cudaStreamWaitEvent(stream_, cuda_event->native(), 0), "cudaStreamWaitEvent");
 }
 
 Maybe<void> CudaStream::SetDevice() const {

@@ -45,7 +45,8 @@ class CudaStream final : public Stream {
   DeviceType device_type() const override { return DeviceType::kCUDA; }
   Maybe<void> Sync() override;
   Maybe<void*> NativeHandle() override;
-  Maybe<void> WaitFor(Stream* other) override;
+  Maybe<std::unique_ptr<Event>> RecordEvent() override;
+  Maybe<void> WaitEvent(Event* event) override;
   cudaStream_t cuda_stream() const { return stream_; }
   int device_index() const { return device_index_; }
   // Cached at creation: kernels size their grids from it on every launch.

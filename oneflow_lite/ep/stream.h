@@ -2,11 +2,15 @@
 #ifndef ONEFLOW_LITE_EP_STREAM_H_
 #define ONEFLOW_LITE_EP_STREAM_H_
 
+#include <memory>
+
 #include "oneflow_lite/common/device.h"
 #include "oneflow_lite/common/maybe.h"
 
 namespace oflite {
 namespace ep {
+
+class Event;
 
 class Stream {
  public:
@@ -23,9 +27,13 @@ class Stream {
   // (cast it back); nullptr on the CPU, where work runs when launched. Typed as void* so that
   // this header needs no device headers.
   virtual Maybe<void*> NativeHandle() { return static_cast<void*>(nullptr); }
-  // Work queued on this stream after the call runs after everything queued on `other` before
-  // it, without blocking the host (a CUDA event between the two). A no-op on the CPU.
-  virtual Maybe<void> WaitFor(Stream* /*other*/) { return Ok(); }
+  // An event at the end of the work queued on this stream so far, for other streams to wait for
+  // (WaitEvent) or to record again later (Event::Record); null on the CPU, whose work is done
+  // when launched.
+  virtual Maybe<std::unique_ptr<Event>> RecordEvent();
+  // Work queued on this stream from now on runs after `event` is reached; the host does not
+  // wait.
+  virtual Maybe<void> WaitEvent(Event* /*event*/) { return Ok(); }
 };
 
 }  // namespace ep

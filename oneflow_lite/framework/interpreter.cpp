@@ -176,17 +176,9 @@ Maybe<std::shared_ptr<const CallEntry>> LookUp(const Callee* callee, TensorArgs 
 Maybe<void> RunStep(const CallEntry& entry, const CachedStep& step, const Tensor* inputs,
                     Tensor* outputs, bool outputs_given = false) {
   ep::Stream* stream = entry.ep_device->stream();
-  for (size_t i = 0; i < step.outputs.size(); ++i) {
-    if (outputs_given) {
-      outputs[i].storage()->RecordStream(stream);
-    } else {
-      OFLITE_ASSIGN_OR_RETURN(
-          outputs[i], Tensor::Empty(step.outputs[i].shape, step.outputs[i].dtype, entry.ep_device));
-    }
-  }
-  // Memory used on a stream other than its own is freed only after this use.
-  for (size_t i = 0; i < step.schema->inputs().size(); ++i) {
-    inputs[i].storage()->RecordStream(stream);
+  for (size_t i = 0; i < step.outputs.size() && !outputs_given; ++i) {
+    OFLITE_ASSIGN_OR_RETURN(
+        outputs[i], Tensor::Empty(step.outputs[i].shape, step.outputs[i].dtype, entry.ep_device));
   }
   const bool tracing = !live_traces.empty();
   KernelComputeContext ctx(step.schema, inputs, outputs, &step.attrs, stream, tracing);
@@ -194,7 +186,15 @@ Maybe<void> RunStep(const CallEntry& entry, const CachedStep& step, const Tensor
   if (tracing) {
     notes.emplace();
   }
-  OFLITE_JUST(step.kernel->Compute(&ctx));
+  const Maybe<void> computed = step.kernel->Compute(&ctx);
+  // Memory of another stream used here goes back to its allocator only after this work.
+  for (size_t i = 0; i < step.schema->inputs().size(); ++i) {
+    inputs[i].storage()->RecordStream(stream);
+  }
+  for (size_t i = 0; i < step.outputs.size() && outputs_given; ++i) {
+    outputs[i].storage()->RecordStream(stream);
+  }
+  OFLITE_JUST(computed);
   if (tracing) {
     live_traces.back()->Add(
         {step.schema->name(), step.attrs, entry.device, step.kernel_name, ctx.primitives()});

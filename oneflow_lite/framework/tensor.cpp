@@ -8,10 +8,23 @@
 
 #include "oneflow_lite/common/check.h"
 #include "oneflow_lite/ep/device.h"
+#include "oneflow_lite/ep/event.h"
 #include "oneflow_lite/primitive/fill.h"
 #include "oneflow_lite/primitive/memcpy.h"
 
 namespace oflite {
+
+// Out of line: the uses' events are complete types only here.
+Storage::Storage(ep::Allocator* allocator, void* ptr, size_t bytes, Device device,
+                 ep::Stream* stream)
+    : allocator_(allocator), ptr_(ptr), bytes_(bytes), device_(device), stream_(stream) {}
+
+Storage::Storage(void* ptr, size_t bytes, Device device, std::function<void()> deleter)
+    : allocator_(nullptr),
+      ptr_(ptr),
+      bytes_(bytes),
+      device_(device),
+      deleter_(std::move(deleter)) {}
 
 Storage::~Storage() {
   if (allocator_ == nullptr) {
@@ -20,11 +33,12 @@ Storage::~Storage() {
     }
     return;
   }
-  for (ep::Stream* other : other_streams_) {
-    // Without an allocation stream to order the free on, or when the wait cannot be queued,
-    // the host waits; a stream that fails both has lost its context, the memory with it.
-    if (stream_ == nullptr || !stream_->WaitFor(other).ok()) {
-      static_cast<void>(other->Sync());
+  // The events stay valid when their streams are gone. Without an allocation stream to order
+  // the free on, or when the wait cannot be queued, the host waits; an event that fails both
+  // belongs to a lost context, and the memory with it.
+  for (Use& use : uses_) {
+    if (stream_ == nullptr || !stream_->WaitEvent(use.event.get()).ok()) {
+      static_cast<void>(use.event->Synchronize());
     }
   }
   allocator_->Deallocate(ptr_, bytes_, stream_);
@@ -32,10 +46,21 @@ Storage::~Storage() {
 
 void Storage::RecordOtherStream(ep::Stream* stream) {
   std::lock_guard<std::mutex> lock(uses_mutex_);
-  if (std::find(other_streams_.begin(), other_streams_.end(), stream) == other_streams_.end()) {
-    other_streams_.push_back(stream);
+  auto use = std::find_if(uses_.begin(), uses_.end(),
+                          [stream](const Use& u) { return u.stream == stream; });
+  if (use != uses_.end() && use->event->Record(stream).ok()) {
+    return;  // the later point replaces the earlier
   }
-  last_recorded_.store(stream, std::memory_order_relaxed);
+  Maybe<std::unique_ptr<ep::Event>> event = stream->RecordEvent();
+  if (!event.ok()) {
+    static_cast<void>(stream->Sync());  // no point to wait for: wait now
+  } else if (event.value() != nullptr) {
+    if (use != uses_.end()) {
+      use->event = std::move(event).value();
+    } else {
+      uses_.push_back({stream, std::move(event).value()});
+    }
+  }
 }
 
 namespace {

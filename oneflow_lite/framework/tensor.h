@@ -3,7 +3,6 @@
 #ifndef ONEFLOW_LITE_FRAMEWORK_TENSOR_H_
 #define ONEFLOW_LITE_FRAMEWORK_TENSOR_H_
 
-#include <atomic>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -23,6 +22,7 @@ namespace oflite {
 namespace ep {
 class Allocator;
 class Device;
+class Event;
 class Stream;
 }  // namespace ep
 
@@ -33,14 +33,8 @@ class Storage {
  public:
   // Memory from `allocator` for work on `stream` (null: the device's default stream).
   Storage(ep::Allocator* allocator, void* ptr, size_t bytes, Device device,
-          ep::Stream* stream = nullptr)
-      : allocator_(allocator), ptr_(ptr), bytes_(bytes), device_(device), stream_(stream) {}
-  Storage(void* ptr, size_t bytes, Device device, std::function<void()> deleter)
-      : allocator_(nullptr),
-        ptr_(ptr),
-        bytes_(bytes),
-        device_(device),
-        deleter_(std::move(deleter)) {}
+          ep::Stream* stream = nullptr);
+  Storage(void* ptr, size_t bytes, Device device, std::function<void()> deleter);
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
   ~Storage();
@@ -49,19 +43,24 @@ class Storage {
   size_t bytes() const { return bytes_; }
   const Device& device() const { return device_; }
 
-  // Notes that work queued on `stream` uses the memory, PyTorch's record_stream: before the
-  // memory goes back to the allocator, its allocation stream waits for the work queued on
-  // `stream` by then. The runtime records the streams its calls run on; a no-op for the
-  // allocation stream and for memory the caller owns (its owner orders its reuse).
+  // Notes that the work queued on `stream` so far uses the memory, as PyTorch's record_stream:
+  // an event marks that point, and before the memory goes back to the allocator its
+  // allocation stream waits for the event (the host waits where no event can be made). The
+  // runtime records each call's stream after queuing the call; a no-op for the allocation
+  // stream and for memory the caller owns (its owner orders its reuse).
   void RecordStream(ep::Stream* stream) {
-    if (allocator_ != nullptr && stream != stream_ &&
-        last_recorded_.load(std::memory_order_relaxed) != stream) {
+    if (allocator_ != nullptr && stream != stream_) {
       RecordOtherStream(stream);
     }
   }
 
  private:
   void RecordOtherStream(ep::Stream* stream);
+  // The last recorded point of each other stream that used the memory.
+  struct Use {
+    ep::Stream* stream;
+    std::unique_ptr<ep::Event> event;
+  };
 
   ep::Allocator* allocator_;
   void* ptr_;
@@ -69,9 +68,8 @@ class Storage {
   Device device_;
   std::function<void()> deleter_;
   ep::Stream* stream_ = nullptr;
-  std::atomic<ep::Stream*> last_recorded_{nullptr};  // skips the lock on repeated uses
   std::mutex uses_mutex_;
-  std::vector<ep::Stream*> other_streams_;  // recorded streams other than stream_
+  std::vector<Use> uses_;
 };
 
 class Tensor {

@@ -122,47 +122,79 @@ TEST(SetAllocatorTest, UnavailableDeviceIsDeviceError) {
               {"cuda device", "cpu"});
 }
 
-// A stand-in stream that records what it was asked to wait for.
+// Stand-ins for a device's streams and events that record what they were asked to do.
+class RecordingEvent final : public ep::Event {
+ public:
+  explicit RecordingEvent(int* syncs) : syncs_(syncs) {}
+  Maybe<void> Record(ep::Stream* /*stream*/) override {
+    ++records;
+    return Ok();
+  }
+  Maybe<void> Synchronize() override {
+    ++*syncs_;
+    return Ok();
+  }
+  Maybe<float> ElapsedMsSince(const ep::Event& /*start*/) const override { return 0.0f; }
+  int records = 1;  // made recorded
+
+ private:
+  int* syncs_;  // the stream's count: events go with their storage
+};
+
 class RecordingStream final : public ep::Stream {
  public:
   DeviceType device_type() const override { return DeviceType::kCPU; }
-  Maybe<void> Sync() override {
-    ++syncs;
+  Maybe<void> Sync() override { return Ok(); }
+  Maybe<std::unique_ptr<ep::Event>> RecordEvent() override {
+    auto event = std::make_unique<RecordingEvent>(&event_syncs);
+    made.push_back(event.get());
+    return std::unique_ptr<ep::Event>(std::move(event));
+  }
+  Maybe<void> WaitEvent(ep::Event* event) override {
+    waited_for.push_back(static_cast<RecordingEvent*>(event));
     return Ok();
   }
-  Maybe<void> WaitFor(ep::Stream* other) override {
-    waited_for.push_back(other);
-    return Ok();
-  }
-  std::vector<ep::Stream*> waited_for;
-  int syncs = 0;
+  std::vector<RecordingEvent*> made;
+  std::vector<RecordingEvent*> waited_for;
+  int event_syncs = 0;  // host waits on this stream's events
 };
 
-TEST(StorageRecordStreamTest, TheAllocationStreamWaitsForEachOtherStreamOnceBeforeTheFree) {
+TEST(StorageRecordStreamTest, TheAllocationStreamWaitsForTheLastUseOfEachOtherStream) {
   CountingAllocator allocator;
   RecordingStream own, other, third;
   void* ptr = Unwrap(allocator.Allocate(64, &own));
+  std::vector<int> records;
   {
     Storage storage(&allocator, ptr, 64, Device::Cpu(), &own);
     storage.RecordStream(&own);  // its own stream: nothing to wait for
     storage.RecordStream(&other);
-    storage.RecordStream(&other);
     storage.RecordStream(&third);
-    storage.RecordStream(&other);  // not the last recorded: found in the list, not added
+    storage.RecordStream(&other);  // a later use of other: its event moves there
+    EXPECT_TRUE(own.made.empty());
+    ASSERT_EQ(other.made.size(), 1u);
+    ASSERT_EQ(third.made.size(), 1u);
+    EXPECT_EQ(other.made[0]->records, 2);
     EXPECT_EQ(allocator.frees, 0);
+    EXPECT_TRUE(own.waited_for.empty());
   }
-  EXPECT_EQ(own.waited_for, (std::vector<ep::Stream*>{&other, &third}));
+  // Waited for on the allocation stream (events outlive the streams they were recorded on).
+  EXPECT_EQ(own.waited_for.size(), 2u);
+  EXPECT_EQ(other.event_syncs + third.event_syncs, 0);
   EXPECT_EQ(allocator.frees, 1);
   ASSERT_EQ(allocator.freed_on.size(), 1u);
   EXPECT_EQ(allocator.freed_on[0], &own);
 }
 
-TEST(StorageRecordStreamTest, WithoutAnAllocationStreamTheHostWaits) {
+TEST(StorageRecordStreamTest, WithoutAnAllocationStreamTheHostWaitsForTheEvents) {
   CountingAllocator allocator;
   RecordingStream other;
   void* ptr = Unwrap(allocator.Allocate(64, nullptr));
-  { Storage(&allocator, ptr, 64, Device::Cpu()).RecordStream(&other); }
-  EXPECT_EQ(other.syncs, 1);
+  {
+    Storage storage(&allocator, ptr, 64, Device::Cpu());
+    storage.RecordStream(&other);
+    EXPECT_EQ(other.made.size(), 1u);
+  }
+  EXPECT_EQ(other.event_syncs, 1);
   EXPECT_EQ(allocator.frees, 1);
 }
 
@@ -174,7 +206,7 @@ TEST(StorageRecordStreamTest, CallersMemoryIsLeftToItsOwnerDeleterOnce) {
     Storage storage(memory.data(), 16, Device::Cpu(), [&deleted] { ++deleted; });
     storage.RecordStream(&other);
   }
-  EXPECT_EQ(other.syncs, 0);
+  EXPECT_TRUE(other.made.empty());
   EXPECT_EQ(deleted, 1);
 }
 
