@@ -3,16 +3,19 @@
 #include "oneflow_lite/c_api.h"
 
 #include <algorithm>
+#include <memory>
 #include <new>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "oneflow_lite/common/logging.h"
+#include "oneflow_lite/ep/allocator.h"
 #include "oneflow_lite/ep/device.h"
 #include "oneflow_lite/framework/interpreter.h"
 #include "oneflow_lite/framework/op_library.h"
 #include "oneflow_lite/framework/op_registry.h"
+#include "oneflow_lite/framework/scoped_stream.h"
 #include "oneflow_lite/framework/tensor.h"
 #include "oneflow_lite/functional/functional.h"
 
@@ -33,6 +36,10 @@ struct oflite_op {
   std::string name;                // Dispatch takes the name as a std::string: made once, here
   const oflite::OpSchema* schema;  // the registry keeps it for the process
   std::string signature;
+};
+
+struct oflite_stream_scope {
+  oflite::ScopedStream scope;
 };
 
 namespace {
@@ -175,6 +182,42 @@ oflite_status* FunctionalCall(const char* call, const oflite_tensor* x, oflite_t
     return oflite::Ok();
   });
 }
+
+// A C allocator (oflite_allocator) behind the C++ interface.
+class CAllocator final : public oflite::ep::Allocator {
+ public:
+  CAllocator(const oflite_allocator& c, const oflite::Device& device) : c_(c), device_(device) {}
+  oflite::Maybe<void*> Allocate(size_t bytes, oflite::ep::Stream* stream) override {
+    if (bytes == 0) {
+      return static_cast<void*>(nullptr);
+    }
+    void* native = nullptr;
+    OFLITE_ASSIGN_OR_RETURN(native, Native(stream));
+    void* ptr = c_.allocate(bytes, native, c_.user_data);
+    OFLITE_CHECK_OR_RETURN(ptr != nullptr, OutOfMemory)
+        << device_ << ": the caller's allocator could not allocate " << bytes << " bytes";
+    return ptr;
+  }
+  void Deallocate(void* ptr, size_t bytes, oflite::ep::Stream* stream) override {
+    if (ptr == nullptr) {
+      return;
+    }
+    oflite::Maybe<void*> native = Native(stream);
+    c_.deallocate(ptr, bytes, native.ok() ? native.value() : nullptr, c_.user_data);
+  }
+
+ private:
+  oflite::Maybe<void*> Native(oflite::ep::Stream* stream) {
+    if (stream == nullptr) {
+      oflite::ep::Device* d = nullptr;
+      OFLITE_ASSIGN_OR_RETURN(d, oflite::ep::GetDevice(device_));
+      stream = d->default_stream();
+    }
+    return stream->NativeHandle();
+  }
+  const oflite_allocator c_;
+  const oflite::Device device_;
+};
 
 oflite::Maybe<oflite::ep::Device*> FindDevice(const char* call, const char* device) {
   OFLITE_C_CHECK_ARG(device != nullptr, call, "device");
@@ -459,7 +502,7 @@ oflite_status* oflite_device_synchronize(const char* device) {
   return Guarded([&]() -> oflite::Maybe<void> {
     oflite::ep::Device* d = nullptr;
     OFLITE_ASSIGN_OR_RETURN(d, FindDevice("oflite_device_synchronize", device));
-    return d->default_stream()->Sync();
+    return d->stream()->Sync();
   });
 }
 oflite_status* oflite_device_stream(const char* device, void** native) {
@@ -467,8 +510,80 @@ oflite_status* oflite_device_stream(const char* device, void** native) {
     OFLITE_C_CHECK_ARG(native != nullptr, "oflite_device_stream", "native");
     oflite::ep::Device* d = nullptr;
     OFLITE_ASSIGN_OR_RETURN(d, FindDevice("oflite_device_stream", device));
-    OFLITE_ASSIGN_OR_RETURN(*native, d->default_stream()->NativeHandle());
+    OFLITE_ASSIGN_OR_RETURN(*native, d->stream()->NativeHandle());
     return oflite::Ok();
+  });
+}
+
+oflite_status* oflite_stream_scope_begin(const char* device, void* stream,
+                                         oflite_stream_scope** out) {
+  return Guarded([&]() -> oflite::Maybe<void> {
+    OFLITE_C_CHECK_ARG(out != nullptr, "oflite_stream_scope_begin", "out");
+    OFLITE_C_CHECK_ARG(device != nullptr, "oflite_stream_scope_begin", "device");
+    oflite::Device where;
+    OFLITE_ASSIGN_OR_RETURN(where, oflite::Device::Parse(device));
+    oflite::Maybe<oflite::ScopedStream> scope = oflite::ScopedStream::Make(where, stream);
+    if (!scope.ok()) {
+      return scope.error();
+    }
+    *out = new oflite_stream_scope{std::move(scope).value()};
+    return oflite::Ok();
+  });
+}
+void oflite_stream_scope_end(oflite_stream_scope* scope) { delete scope; }
+
+oflite_status* oflite_tensor_record_stream(const oflite_tensor* tensor, void* stream) {
+  return Guarded([&]() -> oflite::Maybe<void> {
+    OFLITE_C_CHECK_ARG(tensor != nullptr, "oflite_tensor_record_stream", "tensor");
+    return tensor->tensor.RecordStream(stream);
+  });
+}
+
+oflite_status* oflite_allocator_stats_get(const char* device, oflite_allocator_stats* out) {
+  return Guarded([&]() -> oflite::Maybe<void> {
+    OFLITE_C_CHECK_ARG(out != nullptr, "oflite_allocator_stats_get", "out");
+    oflite::ep::Device* d = nullptr;
+    OFLITE_ASSIGN_OR_RETURN(d, FindDevice("oflite_allocator_stats_get", device));
+    const oflite::ep::AllocatorStats s = d->allocator()->GetStats();
+    *out = {s.allocated_bytes, s.peak_allocated_bytes, s.reserved_bytes,   s.allocation_count,
+            s.cache_hit_count, s.device_malloc_count,  s.device_free_count};
+    return oflite::Ok();
+  });
+}
+
+oflite_status* oflite_empty_cache(const char* device) {
+  return Guarded([&]() -> oflite::Maybe<void> {
+    oflite::ep::Device* d = nullptr;
+    OFLITE_ASSIGN_OR_RETURN(d, FindDevice("oflite_empty_cache", device));
+    return d->allocator()->EmptyCache();
+  });
+}
+
+oflite_status* oflite_set_allocator(const char* device, const oflite_allocator* allocator) {
+  return Guarded([&]() -> oflite::Maybe<void> {
+    oflite::ep::Device* d = nullptr;
+    OFLITE_ASSIGN_OR_RETURN(d, FindDevice("oflite_set_allocator", device));
+    if (allocator == nullptr) {
+      d->SetAllocator(nullptr);
+      return oflite::Ok();
+    }
+    OFLITE_C_CHECK_ARG(allocator->allocate != nullptr, "oflite_set_allocator",
+                       "allocator->allocate");
+    OFLITE_C_CHECK_ARG(allocator->deallocate != nullptr, "oflite_set_allocator",
+                       "allocator->deallocate");
+    d->SetAllocator(std::make_shared<CAllocator>(*allocator, d->device()));
+    return oflite::Ok();
+  });
+}
+
+oflite_status* oflite_use_cuda_pool_allocator(const char* device, void* pool) {
+  return Guarded([&]() -> oflite::Maybe<void> {
+    OFLITE_C_CHECK_ARG(device != nullptr, "oflite_use_cuda_pool_allocator", "device");
+    oflite::Device where;
+    OFLITE_ASSIGN_OR_RETURN(where, oflite::Device::Parse(device));
+    std::shared_ptr<oflite::ep::Allocator> allocator;
+    OFLITE_ASSIGN_OR_RETURN(allocator, oflite::ep::NewCudaPoolAllocator(where, pool));
+    return oflite::ep::SetAllocator(where, std::move(allocator));
   });
 }
 

@@ -184,11 +184,57 @@ oflite_status* oflite_tensor_to(const oflite_tensor* tensor, const char* device,
 
 /* Devices of a type visible now (0 when it was not built in or has none). */
 int oflite_device_count(int device_type);
-/* Waits until the work queued on the device's stream has finished. */
+/* Waits until the work this thread queued on the device's stream has finished. */
 oflite_status* oflite_device_synchronize(const char* device);
-/* The native queue oflite's work on the device runs on (a cudaStream_t on CUDA, NULL for CUDA's
- * legacy default stream and on the CPU): a producer of DLPack data can order its work before it. */
+/* The native queue this thread's oflite work on the device runs on (a cudaStream_t on CUDA, NULL
+ * for CUDA's legacy default stream and on the CPU): oflite's own, or a stream scope's. A
+ * producer of DLPack data can order its work before it. */
 oflite_status* oflite_device_stream(const char* device, void** native);
+
+/* The host's execution context. Until oflite_stream_scope_end, this thread's calls on `device`
+ * run on the caller's queue `stream` (a cudaStream_t of that GPU; NULL: CUDA's legacy default
+ * stream; on the CPU only NULL) and the tensors they make take memory for it (C++:
+ * oflite::ScopedStream). Scopes nest; end each on the thread that began it. The caller keeps
+ * the stream alive while tensors made on it live. */
+typedef struct oflite_stream_scope oflite_stream_scope;
+oflite_status* oflite_stream_scope_begin(const char* device, void* stream,
+                                         oflite_stream_scope** out);
+void oflite_stream_scope_end(oflite_stream_scope* scope);
+/* Work the caller queued on `stream` so far uses the tensor: its memory is not reused before
+ * that work is done (PyTorch's record_stream). */
+oflite_status* oflite_tensor_record_stream(const oflite_tensor* tensor, void* stream);
+
+/* The device allocator's statistics (byte counts are of blocks as the allocator rounds them). */
+typedef struct oflite_allocator_stats {
+  size_t allocated_bytes;      /* in blocks handed out and not yet returned */
+  size_t peak_allocated_bytes; /* the most allocated_bytes has been */
+  size_t reserved_bytes;       /* held from the device: allocated plus cached */
+  int64_t allocation_count;    /* nonzero requests served */
+  int64_t cache_hit_count;     /* requests served from a cached block */
+  int64_t device_malloc_count; /* blocks obtained from the device */
+  int64_t device_free_count;   /* blocks given back to the device */
+} oflite_allocator_stats;
+oflite_status* oflite_allocator_stats_get(const char* device, oflite_allocator_stats* out);
+/* Gives the device's cached memory back (waiting for its pending work first). */
+oflite_status* oflite_empty_cache(const char* device);
+
+/* An allocator of the caller's. `allocate` returns NULL when it cannot serve the request (the
+ * call then fails with OFLITE_OUT_OF_MEMORY); it is never asked for 0 bytes. `stream` is the
+ * native queue the memory is for (as oflite_device_stream gives it); `deallocate` comes with the
+ * same queue once every use is queued on it: memory may go to later work on that queue at once,
+ * to other queues only after that work. Both may be called from several threads at once. */
+typedef struct oflite_allocator {
+  void* (*allocate)(size_t bytes, void* stream, void* user_data);
+  void (*deallocate)(void* ptr, size_t bytes, void* stream, void* user_data);
+  void* user_data;
+} oflite_allocator;
+/* Tensors made on `device` from now on take memory from `allocator` (its fields are copied;
+ * NULL restores the built-in caching allocator). Tensors made before keep theirs; user_data
+ * must stay valid until the process exits or the last such tensor is freed. */
+oflite_status* oflite_set_allocator(const char* device, const oflite_allocator* allocator);
+/* Tensors made on a CUDA device from now on take memory from a CUDA memory pool (`pool` a
+ * cudaMemPool_t of that GPU; NULL its default pool), stream-ordered by CUDA itself. */
+oflite_status* oflite_use_cuda_pool_allocator(const char* device, void* pool);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -325,3 +326,92 @@ TEST(CApi, LogLinesGoToTheCallersSinkUntilTheDefaultIsRestored) {
 }
 
 }  // namespace
+
+namespace {
+// A C allocator over malloc that counts its calls and remembers the queues it was given.
+struct CountingC {
+  int allocations = 0;
+  int frees = 0;
+  void* last_stream = reinterpret_cast<void*>(1);
+  bool refuse = false;
+};
+void* CountingAllocate(size_t bytes, void* stream, void* user_data) {
+  auto* counts = static_cast<CountingC*>(user_data);
+  counts->last_stream = stream;
+  if (counts->refuse) {
+    return nullptr;
+  }
+  ++counts->allocations;
+  return std::malloc(bytes);
+}
+void CountingDeallocate(void* ptr, size_t /*bytes*/, void* /*stream*/, void* user_data) {
+  ++static_cast<CountingC*>(user_data)->frees;
+  std::free(ptr);
+}
+}  // namespace
+
+TEST(CApi, TheCallersAllocatorServesNewTensorsUntilReset) {
+  static CountingC counts;  // outlives every tensor it served
+  const oflite_allocator allocator{CountingAllocate, CountingDeallocate, &counts};
+  oflite_tensor* x = FromFloats({1, 2, 3, 4}, {2, 2});  // before: the built-in allocator's
+  ExpectOk(oflite_set_allocator("cpu", &allocator));
+  oflite_tensor* y = nullptr;
+  ExpectOk(oflite_softmax(x, -1, &y));
+  EXPECT_EQ(counts.allocations, 1);
+  EXPECT_EQ(counts.last_stream, nullptr);  // the CPU's queue
+  EXPECT_NEAR(ToFloats(y, 4)[1], 0.7310586f, 1e-6f);
+  oflite_tensor_free(y);
+  EXPECT_EQ(counts.frees, 1);
+  counts.refuse = true;
+  ExpectStatus(oflite_softmax(x, -1, &y), OFLITE_OUT_OF_MEMORY, "could not allocate 16 bytes");
+  counts.refuse = false;
+  ExpectOk(oflite_set_allocator("cpu", nullptr));
+  ExpectOk(oflite_softmax(x, -1, &y));
+  EXPECT_EQ(counts.allocations, 1);  // the built-in one again
+  oflite_tensor_free(y);
+  oflite_tensor_free(x);
+  const oflite_allocator missing{nullptr, CountingDeallocate, &counts};
+  ExpectStatus(oflite_set_allocator("cpu", &missing), OFLITE_VALUE_ERROR, "allocator->allocate");
+  ExpectStatus(oflite_set_allocator("cuda:99", nullptr), OFLITE_DEVICE_ERROR, "cuda:99");
+  ExpectStatus(oflite_use_cuda_pool_allocator("cpu", nullptr), OFLITE_NOT_IMPLEMENTED,
+               "cuda device");
+}
+
+TEST(CApi, AllocatorStatisticsAndEmptyCache) {
+  ExpectOk(oflite_empty_cache("cpu"));
+  oflite_allocator_stats before{};
+  ExpectOk(oflite_allocator_stats_get("cpu", &before));
+  EXPECT_EQ(before.reserved_bytes, before.allocated_bytes);  // nothing cached
+  oflite_tensor* x = FromFloats(std::vector<float>(1000, 1.0f), {1000});
+  oflite_allocator_stats during{};
+  ExpectOk(oflite_allocator_stats_get("cpu", &during));
+  EXPECT_EQ(during.allocated_bytes, before.allocated_bytes + 4096);  // 4000 rounds to 4096
+  EXPECT_EQ(during.allocation_count, before.allocation_count + 1);
+  oflite_tensor_free(x);
+  ExpectStatus(oflite_allocator_stats_get("cpu", nullptr), OFLITE_VALUE_ERROR, "out is NULL");
+  ExpectStatus(oflite_empty_cache("gpu"), OFLITE_VALUE_ERROR, "gpu");
+}
+
+TEST(CApi, StreamScopesOnTheCpuTakeOnlyTheNullQueue) {
+  oflite_stream_scope* scope = nullptr;
+  ExpectOk(oflite_stream_scope_begin("cpu", nullptr, &scope));
+  ASSERT_NE(scope, nullptr);
+  void* native = reinterpret_cast<void*>(1);
+  ExpectOk(oflite_device_stream("cpu", &native));
+  EXPECT_EQ(native, nullptr);
+  oflite_tensor* x = FromFloats({1, 2}, {2});
+  ExpectOk(oflite_tensor_record_stream(x, nullptr));
+  int not_a_queue = 0;
+  ExpectStatus(oflite_tensor_record_stream(x, &not_a_queue), OFLITE_VALUE_ERROR, "null stream");
+  ExpectStatus(oflite_tensor_record_stream(nullptr, nullptr), OFLITE_VALUE_ERROR, "tensor");
+  oflite_tensor_free(x);
+  oflite_stream_scope_end(scope);
+  oflite_stream_scope_end(nullptr);
+  oflite_stream_scope* other = nullptr;
+  ExpectStatus(oflite_stream_scope_begin("cpu", &not_a_queue, &other), OFLITE_VALUE_ERROR,
+               "null stream");
+  EXPECT_EQ(other, nullptr);
+  ExpectStatus(oflite_stream_scope_begin("cuda:99", nullptr, &other), OFLITE_DEVICE_ERROR,
+               "cuda:99");
+  ExpectStatus(oflite_stream_scope_begin("cpu", nullptr, nullptr), OFLITE_VALUE_ERROR, "out");
+}
