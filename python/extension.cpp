@@ -447,6 +447,47 @@ void SetAttr(oflite_attrs* attrs, const std::string& op, const char* name, oflit
 
 // ofl.ops.<name>: a registered op looked up once. Calling it takes the inputs positionally, then
 // the attributes positionally in declaration order or by keyword.
+// ofl.stream(...)'s scope: while entered, this thread's calls on the device run on the caller's
+// queue (oflite_stream_scope_begin).
+class StreamScope {
+ public:
+  StreamScope(std::string device, uintptr_t queue) : device_(std::move(device)), queue_(queue) {}
+  StreamScope(const StreamScope&) = delete;
+  StreamScope& operator=(const StreamScope&) = delete;
+  ~StreamScope() { oflite_stream_scope_end(scope_); }
+
+  StreamScope& Enter() {
+    if (scope_ != nullptr) {
+      Throw(PyExc_RuntimeError, "ofl.stream: this scope is entered already");
+    }
+    Check(oflite_stream_scope_begin(device_.c_str(), reinterpret_cast<void*>(queue_), &scope_));
+    return *this;
+  }
+  void Exit(nb::args) {
+    oflite_stream_scope_end(scope_);
+    scope_ = nullptr;
+  }
+
+ private:
+  std::string device_;
+  uintptr_t queue_;
+  oflite_stream_scope* scope_ = nullptr;
+};
+
+nb::dict AllocatorStats(const std::string& device) {
+  oflite_allocator_stats stats{};
+  Check(oflite_allocator_stats_get(device.c_str(), &stats));
+  nb::dict out;
+  out["allocated_bytes"] = stats.allocated_bytes;
+  out["peak_allocated_bytes"] = stats.peak_allocated_bytes;
+  out["reserved_bytes"] = stats.reserved_bytes;
+  out["allocation_count"] = stats.allocation_count;
+  out["cache_hit_count"] = stats.cache_hit_count;
+  out["device_malloc_count"] = stats.device_malloc_count;
+  out["device_free_count"] = stats.device_free_count;
+  return out;
+}
+
 class Op {
  public:
   explicit Op(const std::string& name) {
@@ -708,6 +749,15 @@ NB_MODULE(_C, m) {
       },
       nb::arg("x"), "An ofl.Tensor over x's memory (a DLPack exporter or a \"dltensor\" capsule).");
   m.def("_from_buffer", &FromBuffer);
+  nb::class_<StreamScope>(m, "_StreamScope")
+      .def(nb::init<std::string, uintptr_t>())
+      .def("__enter__", &StreamScope::Enter, nb::rv_policy::reference)
+      .def("__exit__", &StreamScope::Exit);
+  m.def("allocator_stats", &AllocatorStats, nb::arg("device") = "cpu",
+        "The device allocator's statistics (bytes of blocks as it rounds them, and counts).");
+  m.def(
+      "empty_cache", [](const std::string& device) { Check(oflite_empty_cache(device.c_str())); },
+      nb::arg("device") = "cpu", "Gives the device's cached memory back.");
   m.def("list_ops", &ListOps, "The names of the registered ops, sorted.");
   m.def(
       "load_op_library",

@@ -18,6 +18,8 @@ import tempfile
 import json
 
 from ._C import Tensor, Op, softmax, log_softmax, from_dlpack, list_ops, synchronize
+from ._C import allocator_stats, empty_cache
+from ._C import _StreamScope
 from ._C import device_count as _device_count
 from ._C import load_op_library as _load_op_library
 from ._C import _from_buffer
@@ -25,7 +27,7 @@ from ._C import _from_buffer
 __all__ = [
     "Tensor", "Op", "ops", "softmax", "log_softmax", "from_dlpack", "tensor", "list_ops",
     "load_op_library", "optest", "OptestResult", "OptestFailure", "cuda_device_count",
-    "synchronize",
+    "synchronize", "stream", "allocator_stats", "empty_cache",
 ]
 
 _loaded_libraries = []  # paths given to load_op_library, passed on to `oflite optest`
@@ -34,6 +36,25 @@ _loaded_libraries = []  # paths given to load_op_library, passed on to `oflite o
 def cuda_device_count():
     """CUDA devices this oflite sees (0 when it is built without CUDA)."""
     return _device_count("cuda")
+
+
+def stream(queue, device=None):
+    """A context manager: inside `with ofl.stream(s):` this thread's calls on the stream's GPU
+    run on `s` and their outputs take memory for it. `s` is a torch.cuda.Stream, a CuPy stream,
+    or a cudaStream_t as an int (0: the legacy default stream; then give `device`). The caller
+    keeps the stream alive while tensors made in the scope live."""
+    handle = getattr(queue, "cuda_stream", None)  # torch
+    if handle is None:
+        handle = getattr(queue, "ptr", None)  # CuPy
+    if handle is None:
+        handle = int(queue)
+    if device is None:
+        where = getattr(queue, "device", None)
+        index = getattr(where, "index", None)
+        if index is None:
+            index = getattr(queue, "device_id", None)
+        device = "cuda:%d" % (index or 0)
+    return _StreamScope(device, handle)
 
 
 def load_op_library(path):
