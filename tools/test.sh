@@ -34,12 +34,15 @@ done
 CC=clang CXX=clang++ cmake -S "$root" -B "$tsan" "${generator[@]}" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOFLITE_WITH_CUDA=OFF -DBUILD_TESTING=ON "${tsan_flags[@]}"
 cmake --build "$tsan" -j "$(nproc)" --target oflite_plugin_test oflite_test_plugin_conflict \
-  oflite_common_test
+  oflite_common_test oflite_framework_test
 TSAN_OPTIONS=halt_on_error=1 "$tsan/tests/oflite_plugin_test" \
   --gtest_filter='OpLibraryTest.LoadingWhileOtherThreadsDispatchFailsNoCall'
 # Log sinks swapped while other threads log.
 TSAN_OPTIONS=halt_on_error=1 "$tsan/tests/oflite_common_test" \
   --gtest_filter='LoggingTest.SinksSwapWhileThreadsLog'
+# Calls from several threads at once, and the caller's allocator swapped in and out.
+TSAN_OPTIONS=halt_on_error=1 "$tsan/tests/oflite_framework_test" \
+  --gtest_filter='ThreadSafetyTest.*:SetAllocatorTest.*'
 
 cd "$build"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0

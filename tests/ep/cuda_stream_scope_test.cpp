@@ -177,18 +177,6 @@ TEST_F(CudaStreamScopeTest, PoolAllocatorServesCallsOnAnyStream) {
   ASSERT_TRUE(ep::SetAllocator(Device::Cuda(0), nullptr).ok());
 }
 
-bool Close(const std::vector<float>& got, const std::vector<float>& expected) {
-  if (got.size() != expected.size()) {
-    return false;
-  }
-  for (size_t i = 0; i < got.size(); ++i) {
-    if (!(std::fabs(got[i] - expected[i]) <= 1e-5f * std::max(1.0f, std::fabs(expected[i])))) {
-      return false;
-    }
-  }
-  return true;
-}
-
 TEST_F(CudaStreamScopeTest, ThreadsOnTheirOwnStreamsGiveTheOneThreadResults) {
   constexpr int kThreads = 4;
   constexpr int kIterations = 30;
@@ -219,7 +207,7 @@ TEST_F(CudaStreamScopeTest, ThreadsOnTheirOwnStreamsGiveTheOneThreadResults) {
         Maybe<std::vector<float>> got = chain(0.25 * i);
         if (!got.ok()) {
           ++errors;
-        } else if (!Close(got.value(), expected[static_cast<size_t>(i)])) {
+        } else if (!AllNear(got.value(), expected[static_cast<size_t>(i)], 1e-5f)) {
           ++mismatches;
         }
       }

@@ -224,20 +224,8 @@ TEST(CachingAllocatorBinsTest, AFreedBlockServesOnlyItsOwnStream) {
   ASSERT_TRUE(ep::EmptyCache(Device::Cpu()).ok());
 }
 
-// Within float32 rounding: the BLAS may split the product differently under concurrent calls.
-bool Close(const std::vector<float>& got, const std::vector<float>& expected) {
-  if (got.size() != expected.size()) {
-    return false;
-  }
-  for (size_t i = 0; i < got.size(); ++i) {
-    if (!(std::fabs(got[i] - expected[i]) <= 1e-5f * std::max(1.0f, std::fabs(expected[i])))) {
-      return false;
-    }
-  }
-  return true;
-}
-
-// Each thread runs its own chain of calls; every result must equal the one-thread result.
+// Each thread runs its own chain of calls; every result must match the one-thread result (the
+// BLAS may split the product differently under concurrent calls: within float32 rounding).
 TEST(ThreadSafetyTest, ConcurrentCallsOnTheCpuGiveTheOneThreadResults) {
   constexpr int kThreads = 4;
   constexpr int kIterations = 40;
@@ -264,7 +252,7 @@ TEST(ThreadSafetyTest, ConcurrentCallsOnTheCpuGiveTheOneThreadResults) {
         Maybe<std::vector<float>> got = chain(0.25f * static_cast<float>(i));
         if (!got.ok()) {
           ++errors;
-        } else if (!Close(got.value(), expected[static_cast<size_t>(i)])) {
+        } else if (!AllNear(got.value(), expected[static_cast<size_t>(i)], 1e-5f)) {
           ++mismatches;
         }
       }

@@ -43,14 +43,20 @@ def test_torch_cuda_in_and_out_without_a_copy():
                                atol=1e-4)
 
 
+def rows_after_slow_work(torch):
+    """8 rows made at the end of long work on the current torch stream: a read out of order
+    would see old values."""
+    big = torch.randn(4096, 4096, device="cuda")
+    for _ in range(20):
+        big = big * 1.0001
+    return big[:8].contiguous()
+
+
 def test_torch_work_on_its_stream_comes_before_oflite_reads():
     torch = cuda_torch()
     side = torch.cuda.Stream()
     with torch.cuda.stream(side):
-        big = torch.randn(4096, 4096, device="cuda")
-        for _ in range(20):  # long enough that a read out of order would see old values
-            big = big * 1.0001
-        x = big[:8].contiguous()
+        x = rows_after_slow_work(torch)
         y = ofl.softmax(x)  # torch orders its stream before oflite's (DLPack stream argument)
     torch.cuda.synchronize()
     torch.testing.assert_close(torch.from_dlpack(y), torch.softmax(x, -1), rtol=1e-5, atol=1e-6)
@@ -76,10 +82,7 @@ def test_calls_in_a_stream_scope_run_on_the_callers_stream():
     torch = cuda_torch()
     side = torch.cuda.Stream()
     with torch.cuda.stream(side):
-        big = torch.randn(4096, 4096, device="cuda")
-        for _ in range(20):  # long enough that a read out of order would see old values
-            big = big * 1.0001
-        x = big[:8].contiguous()
+        x = rows_after_slow_work(torch)
         with ofl.stream(side):
             y = ofl.softmax(x)  # queued on side after torch's work: no wait on the host
             stats = ofl.allocator_stats("cuda:0")

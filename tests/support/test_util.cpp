@@ -75,6 +75,18 @@ double SmallestNormal(DataType dtype) {
   }
 }
 
+bool AllNear(const std::vector<float>& got, const std::vector<float>& expected, float tol) {
+  if (got.size() != expected.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (!(std::fabs(got[i] - expected[i]) <= tol * std::max(1.0f, std::fabs(expected[i])))) {
+      return false;
+    }
+  }
+  return true;
+}
+
 void ExpectAllClose(const std::vector<double>& actual, const std::vector<double>& expected,
                     double tol, const std::string& context, double floor,
                     const std::vector<double>& scale) {

@@ -51,6 +51,9 @@ std::vector<double> RoundTo(const std::vector<double>& values, DataType dtype);
 double MatmulTolerance(DataType dtype);
 // The smallest normal value of a floating dtype: below it a dtype has no relative precision.
 double SmallestNormal(DataType dtype);
+// Whether every |got - expected| <= tol * max(1, |expected|), for checks made off the test's
+// thread (gtest's assertions belong on it): e.g. results of concurrent calls.
+bool AllNear(const std::vector<float>& got, const std::vector<float>& expected, float tol);
 // Relative comparison: |a - e| <= tol * max(|e|, scale[i], floor) for each element (scale may
 // be empty); NaN must match NaN, infinities must match exactly. Reports the first misses.
 void ExpectAllClose(const std::vector<double>& actual, const std::vector<double>& expected,
