@@ -19,6 +19,10 @@ struct DLManagedTensor;
 
 namespace oflite {
 
+class GlobalTensor;
+class Placement;
+class Sbp;
+
 namespace ep {
 class Allocator;
 class Device;
@@ -110,6 +114,10 @@ class Tensor {
   // default stream) uses this tensor: its memory is not reused before that work is done
   // (Storage::RecordStream). ValueError when it is not a stream of the tensor's device.
   Maybe<void> RecordStream(void* native_stream) const;
+
+  // This rank's shard of a global tensor laid out as `sbp` (one Sbp per placement dim) on
+  // `placement`: GlobalTensor::FromShard (oneflow_lite/framework/global_tensor.h).
+  Maybe<GlobalTensor> ToGlobal(const Placement& placement, const std::vector<Sbp>& sbp) const;
 
   // Copies the elements to host memory of exactly nbytes() bytes.
   Maybe<void> CopyToHost(void* dst, size_t bytes) const;
