@@ -259,6 +259,21 @@ TEST(BoxingTest, AllocatesOnlyWhatTheCollectiveNeeds) {
   }
 }
 
+// The balanced rule, spelled out: the first n % k ranks hold one more; a dim smaller than the
+// ranks leaves the last ones empty.
+TEST(BoxingTest, BalancedSplit) {
+  const std::vector<std::pair<int64_t, int64_t>> seven_over_three = {{0, 3}, {3, 2}, {5, 2}};
+  for (int64_t p = 0; p < 3; ++p) {
+    EXPECT_EQ(BalancedSplit(7, 3, p).begin, seven_over_three[p].first);
+    EXPECT_EQ(BalancedSplit(7, 3, p).size, seven_over_three[p].second);
+  }
+  EXPECT_EQ(BalancedSplit(2, 3, 1).size, 1);
+  EXPECT_EQ(BalancedSplit(2, 3, 2).size, 0);
+  EXPECT_EQ(BalancedSplit(2, 3, 2).begin, 2);
+  EXPECT_EQ(ShardShape(Shape{5, 7}, SplitSbp(1), 2, 1), (Shape{5, 3}));
+  EXPECT_EQ(ShardShape(Shape{5, 7}, PartialSumSbp(), 2, 1), (Shape{5, 7}));
+}
+
 TEST(BoxingTest, CostModel) {
   const int64_t t = 1024;
   EXPECT_EQ(BoxingBytes(SplitSbp(0), BroadcastSbp(), t, 4), 768);
