@@ -56,6 +56,17 @@ void AddOptest(CLI::App* app, OptestOptions* o) {
   optest->add_flag("--list", o->list, "List ops, devices, dtypes, SBP signatures");
 }
 
+void AddLaunch(CLI::App* app, LaunchOptions* o) {
+  CLI::App* launch = app->add_subcommand(
+      "launch", "Run PROGRAM as N ranks on this host (RANK, WORLD_SIZE, a fresh rendezvous)");
+  launch->add_option("--nproc", o->nproc, "Number of processes (ranks)")->required();
+  launch->add_option("--timeout", o->timeout,
+                     "Seconds the ranks wait for each other (sets OFLITE_DIST_TIMEOUT)");
+  launch->add_option("--grace", o->grace,
+                     "Seconds the others get after a rank fails (default: the timeout + 5)");
+  launch->add_option("command", o->command, "-- PROGRAM ARGS...")->required();
+}
+
 }  // namespace
 
 std::unique_ptr<CLI::App> MakeCommandLine(CommandLineOptions* options) {
@@ -71,6 +82,7 @@ std::unique_ptr<CLI::App> MakeCommandLine(CommandLineOptions* options) {
   app->add_subcommand("demo", "Softmax and log_softmax end to end");
   AddBench(app.get(), &options->bench);
   AddOptest(app.get(), &options->optest);
+  AddLaunch(app.get(), &options->launch);
   return app;
 }
 

@@ -19,10 +19,11 @@ struct CommandLineOptions {
   RunOptions run;
   BenchOptions bench;
   OptestOptions optest;
+  LaunchOptions launch;
 };
 
 // The CLI11 app, writing what it parses into *options (which must outlive it). Exactly one
-// subcommand is required: "ops", "run", "demo", "bench" or "optest".
+// subcommand is required: "ops", "run", "demo", "bench", "optest" or "launch".
 std::unique_ptr<CLI::App> MakeCommandLine(CommandLineOptions* options);
 
 // The subcommand the parsed app names; empty when none.

@@ -49,6 +49,14 @@ struct OptestOptions {
   bool list = false;
 };
 
+// `oflite launch`: see launch_command.cpp.
+struct LaunchOptions {
+  int nproc = 0;
+  double timeout = 0;  // seconds; 0: the ranks' OFLITE_DIST_TIMEOUT, else its default
+  double grace = -1;   // seconds the others get after a rank fails; < 0: the timeout + 5
+  std::vector<std::string> command;  // PROGRAM ARGS...
+};
+
 // What `run` calls, from its options alone (no file is read): ValueError for an unknown
 // function, a wrong number of inputs, a bad argument or device.
 struct RunCall {
@@ -65,6 +73,7 @@ int BenchCommand(const BenchOptions& options);
 int RunCommand(const RunOptions& options);
 int DemoCommand();
 int OptestCommand(const OptestOptions& options);
+int LaunchCommand(const LaunchOptions& options);
 
 // Prints "oflite: <Kind>: <message>" to stderr and returns 1.
 int ReportError(const Error& error);

@@ -29,6 +29,9 @@ int RunCommand(const std::string& name, const oflite::cli::CommandLineOptions& o
   if (name == "optest") {
     return OptestCommand(options.optest);
   }
+  if (name == "launch") {
+    return LaunchCommand(options.launch);
+  }
   return 2;
 }
 
