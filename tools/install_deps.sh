@@ -9,7 +9,7 @@ packages=(
   g++ cmake ninja-build ccache
   libgoogle-glog-dev libprotobuf-dev protobuf-compiler
   libgtest-dev libgmock-dev libcli11-dev
-  libopenblas-openmp-dev libdnnl-dev ocl-icd-opencl-dev libdlpack-dev
+  libopenblas-openmp-dev libdnnl-dev ocl-icd-opencl-dev libdlpack-dev libgloo-dev
   python3-dev python3-pip python3-venv
 )
 # --sanitize: clang and its runtimes (ASan, UBSan, libFuzzer) for tools/test.sh --sanitize.
