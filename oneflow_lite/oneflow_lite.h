@@ -15,6 +15,8 @@
 #include "oneflow_lite/common/registration_owner.h"
 #include "oneflow_lite/common/scalar.h"
 #include "oneflow_lite/common/shape.h"
+#include "oneflow_lite/dist/communicator.h"
+#include "oneflow_lite/dist/process_group.h"
 #include "oneflow_lite/ep/allocator.h"
 #include "oneflow_lite/ep/device.h"
 #include "oneflow_lite/ep/event.h"

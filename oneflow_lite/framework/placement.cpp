@@ -9,6 +9,7 @@
 
 #include "oneflow_lite/common/join.h"
 #include "oneflow_lite/dist/communicator.h"
+#include "oneflow_lite/dist/process_group.h"
 
 namespace oflite {
 
@@ -122,11 +123,14 @@ Maybe<dist::Communicator*> CommunicatorFor(const std::string& call, const Placem
       std::lock_guard<std::mutex> lock(Provider().mutex);
       provider = Provider().provider;
     }
-    OFLITE_CHECK_OR_RETURN(provider != nullptr, RuntimeError)
+    // Without a provider of the caller's, the world's (dist::Init joined it).
+    OFLITE_CHECK_OR_RETURN(provider != nullptr || dist::IsInitialized(), RuntimeError)
         << call << ": no communicator for " << DeviceTypeName(placement.device_type())
         << " placements: start the distributed runtime first (dist::Init) or give one with "
            "ScopedCommunicator";
-    OFLITE_ASSIGN_OR_RETURN(communicator, (*provider)(placement.device_type()));
+    OFLITE_ASSIGN_OR_RETURN(communicator, provider != nullptr
+                                              ? (*provider)(placement.device_type())
+                                              : dist::GetCommunicator(placement.device_type()));
     OFLITE_CHECK_OR_RETURN(communicator != nullptr, RuntimeError)
         << call << ": the communicator provider gave none for "
         << DeviceTypeName(placement.device_type());

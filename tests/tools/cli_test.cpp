@@ -1120,5 +1120,101 @@ TEST_F(CliTest, BenchMatMulErrors) {
   EXPECT_TRUE(StartsWith(tf32.err, "oflite: ValueError: bench: --arg allow_tf32: ")) << tf32;
 }
 
+// ---------------------------------------------------------------------------------------------
+// oflite run --nproc: global tensors across ranks (processes through oflite launch)
+
+// The product of a (m, k) and b (k, n), row-major, in double.
+std::vector<double> Product(const std::vector<double>& a, const std::vector<double>& b, int64_t m,
+                            int64_t k, int64_t n) {
+  std::vector<double> c(static_cast<size_t>(m * n), 0.0);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      for (int64_t p = 0; p < k; ++p) {
+        c[static_cast<size_t>(i * n + j)] +=
+            a[static_cast<size_t>(i * k + p)] * b[static_cast<size_t>(p * n + j)];
+      }
+    }
+  }
+  return c;
+}
+
+TEST_F(CliTest, RunOnRanksPicksTheSignatureOfTheInputsAndGathersTheResult) {
+  const std::vector<double> a = RoundTo(RandomValues(7 * 5, 301), DataType::kFloat32);
+  const std::vector<double> b = RoundTo(RandomValues(5 * 4, 302), DataType::kFloat32);
+  const std::string a_in = WriteInput("a.npy", a, {7, 5}, DataType::kFloat32);
+  const std::string b_in = WriteInput("b.npy", b, {5, 4}, DataType::kFloat32);
+  const std::string out = File("c.npy");
+  const CliResult r = Run({"run", "matmul", "--in", a_in, "--in", b_in, "--out", out, "--nproc",
+                           "2", "--sbp", "a=S(0)", "--verbose"});
+  ASSERT_TRUE(r.exited && r.status == 0) << r;
+  // 7 rows on 2 ranks: 4 and 3; the rows stay split through the product, then gather.
+  EXPECT_TRUE(Contains(r.out, "matmul: a:S(0) b:B out:S(0)")) << r;
+  EXPECT_TRUE(Contains(r.out, "S(0) -> B all-gather")) << r;
+  const Tensor c = Unwrap(npy::Load(out));
+  EXPECT_EQ(c.shape(), (Shape{7, 4}));
+  ExpectAllClose(ToDoubles(c), Product(a, b, 7, 5, 4), 1e-5, "matmul a:S(0) on 2 ranks");
+}
+
+TEST_F(CliTest, RunOnRanksBoxesAnInputSplitAlongTheSoftmaxAxis) {
+  const Shape shape = {4, 9};
+  const std::vector<double> x = RoundTo(RandomValues(36, 303), DataType::kFloat32);
+  const std::string in = WriteInput("x.npy", x, shape, DataType::kFloat32);
+  const std::string out = File("y.npy");
+  const CliResult r = Run({"run", "softmax", "--in", in, "--arg", "dim=1", "--out", out, "--nproc",
+                           "3", "--sbp", "x=S(1)", "--verbose"});
+  ASSERT_TRUE(r.exited && r.status == 0) << r;
+  EXPECT_TRUE(Contains(r.out, "S(1) -> S(0) all-to-all")) << r;  // softmax cannot split its axis
+  ExpectAllClose(ToDoubles(Unwrap(npy::Load(out))), ReferenceSoftmax(x, shape, 1, false), 1e-5,
+                 "softmax dim=1 of x:S(1) on 3 ranks");
+}
+
+TEST_F(CliTest, RunOnRanksAddsPartialSums) {
+  const std::vector<double> x = RoundTo(RandomValues(10, 304), DataType::kFloat32);
+  const std::vector<double> y = RoundTo(RandomValues(10, 305), DataType::kFloat32);
+  const std::string x_in = WriteInput("x.npy", x, {2, 5}, DataType::kFloat32);
+  const std::string y_in = WriteInput("y.npy", y, {2, 5}, DataType::kFloat32);
+  const std::string out = File("z.npy");
+  const CliResult r = Run({"run", "add", "--in", x_in, "--in", y_in, "--out", out, "--nproc", "2",
+                           "--sbp", "x=P", "--sbp", "y=P", "--verbose"});
+  ASSERT_TRUE(r.exited && r.status == 0) << r;
+  EXPECT_TRUE(Contains(r.out, "add: x:P y:P z:P")) << r;  // P + P stays P until the gather
+  EXPECT_TRUE(Contains(r.out, "P -> B all-reduce")) << r;
+  std::vector<double> sum;
+  for (size_t i = 0; i < x.size(); ++i) {
+    sum.push_back(x[i] + y[i]);
+  }
+  ExpectAllClose(ToDoubles(Unwrap(npy::Load(out))), sum, 1e-6, "x:P + y:P on 2 ranks");
+}
+
+TEST_F(CliTest, RunOnRanksRefusesABadSbpOnEveryRank) {
+  const std::string in = WriteInput("x.npy", RandomValues(6, 306), {2, 3}, DataType::kFloat32);
+  const std::string out = File("never.npy");
+  const CliResult text =
+      Run({"run", "softmax", "--in", in, "--out", out, "--nproc", "2", "--sbp", "x=Q"});
+  EXPECT_EQ(text.status, 1) << text;
+  EXPECT_TRUE(Contains(text.err, "[0] oflite: ValueError: --sbp: 'Q' is not an SBP")) << text;
+  EXPECT_TRUE(Contains(text.err, "[1] oflite: ValueError: --sbp: 'Q' is not an SBP")) << text;
+  const CliResult axis =
+      Run({"run", "softmax", "--in", in, "--out", out, "--nproc", "2", "--sbp", "x=S(2)"});
+  EXPECT_EQ(axis.status, 1) << axis;
+  EXPECT_TRUE(Contains(axis.err, "[0] oflite: ")) << axis;
+  EXPECT_TRUE(Contains(axis.err, "[1] oflite: ")) << axis;
+  EXPECT_TRUE(Contains(axis.err, "axis 2")) << axis;
+  const CliResult name =
+      Run({"run", "softmax", "--in", in, "--out", out, "--nproc", "2", "--sbp", "y=B"});
+  EXPECT_EQ(name.status, 1) << name;
+  EXPECT_TRUE(Contains(name.err, "softmax has no tensor 'y' (tensors: x)")) << name;
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+TEST_F(CliTest, OptestOnRanksProvesSignaturesWithOnePieceARank) {
+  const CliResult r = Run({"optest", "--nproc", "2", "--device", "cpu", "--op", "matmul", "--op",
+                           "transpose", "--dtype", "float32", "--cases", "4"});
+  ASSERT_TRUE(r.exited && r.status == 0) << r;
+  EXPECT_TRUE(Contains(r.out, "[0] PASS matmul cpu float32: 4 cases")) << r;
+  EXPECT_TRUE(Contains(r.out, "[0] 2 passed, 0 failed")) << r;
+  EXPECT_FALSE(Contains(r.out, "[1] ")) << r;  // rank 0 alone reports
+}
+
 }  // namespace
 }  // namespace oflite

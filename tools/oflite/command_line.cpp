@@ -14,6 +14,11 @@ void AddRun(CLI::App* app, RunOptions* o) {
   run->add_option("--out", o->output, "Output .npy file")->required();
   run->add_flag("--bfloat16-bits", o->bfloat16_bits,
                 "Write a bfloat16 result as its raw bits (uint16) instead of float32");
+  run->add_option("--nproc", o->nproc, "Run on global tensors across N ranks (processes)")
+      ->check(CLI::Range(1, 64));
+  run->add_option("--sbp", o->sbps, "NAME=SBP of an input under --nproc: S(axis), B or P");
+  run->add_flag("--verbose", o->verbose,
+                "Under --nproc: print each call's SBP signature and boxing steps");
 }
 
 void AddBench(CLI::App* app, BenchOptions* o) {
@@ -54,6 +59,10 @@ void AddOptest(CLI::App* app, OptestOptions* o) {
       ->check(CLI::NonNegativeNumber);
   optest->add_option("--json", o->json, "Write the report as JSON to FILE");
   optest->add_flag("--list", o->list, "List ops, devices, dtypes, SBP signatures");
+  optest
+      ->add_option("--nproc", o->nproc,
+                   "Prove SBP signatures on N ranks (processes), one piece a rank")
+      ->check(CLI::Range(1, 64));
 }
 
 void AddLaunch(CLI::App* app, LaunchOptions* o) {

@@ -20,6 +20,9 @@ struct RunOptions {
   std::string device = "cpu";
   std::string output;
   bool bfloat16_bits = false;
+  int nproc = 0;                  // > 1: on global tensors across that many ranks
+  std::vector<std::string> sbps;  // NAME=SBP per input under --nproc; B where not given
+  bool verbose = false;           // under --nproc: the signatures and boxing steps
 };
 
 struct BenchOptions {
@@ -47,6 +50,7 @@ struct OptestOptions {
   int64_t case_index = -1;  // -1: every case
   std::string json;         // report file; empty: none
   bool list = false;
+  int nproc = 0;  // > 1: prove SBP signatures on that many ranks (ranks.h)
 };
 
 // `oflite launch`: see launch_command.cpp.
@@ -71,6 +75,8 @@ Maybe<optest::Options> ParseOptestOptions(const OptestOptions& options);
 int OpsCommand(bool json);
 int BenchCommand(const BenchOptions& options);
 int RunCommand(const RunOptions& options);
+// `run --nproc N` (run_global.cpp).
+int RunOnRanks(const RunOptions& options);
 int DemoCommand();
 int OptestCommand(const OptestOptions& options);
 int LaunchCommand(const LaunchOptions& options);

@@ -3,6 +3,7 @@
 
 #include "oneflow_lite/framework/op_library.h"
 #include "tools/oflite/command_line.h"
+#include "tools/oflite/ranks.h"
 
 namespace {
 
@@ -39,6 +40,7 @@ int RunCommand(const std::string& name, const oflite::cli::CommandLineOptions& o
 
 int main(int argc, char** argv) {
   google::InitGoogleLogging(argv[0]);
+  oflite::cli::SetSelfCommand(argc, argv);
   oflite::cli::CommandLineOptions options;
   const std::unique_ptr<CLI::App> app = oflite::cli::MakeCommandLine(&options);
   try {

@@ -16,6 +16,7 @@
 #include "oneflow_lite/common/join.h"
 #include "tools/oflite/commands.h"
 #include "tools/oflite/output_file.h"
+#include "tools/oflite/ranks.h"
 
 namespace oflite {
 namespace cli {
@@ -128,6 +129,22 @@ int OptestCommand(const OptestOptions& cli) {
   if (!options.ok()) {
     ReportError(options.error());
     return 2;
+  }
+  if (cli.nproc > 1 && !cli.list) {
+    if (!IsRank()) {
+      return LaunchSelf(cli.nproc);
+    }
+    // Pieces travel between ranks as host values, whatever device runs them.
+    Maybe<dist::Communicator*> ranks = JoinRanks(cli.nproc, DeviceType::kCPU);
+    if (!ranks.ok()) {
+      return ReportError(ranks.error());
+    }
+    optest::Options on_ranks = options.value();
+    on_ranks.communicator = ranks.value();
+    if (ranks.value()->rank() != 0) {  // every rank reaches the same verdict; rank 0 reports it
+      std::cout.setstate(std::ios::badbit);
+    }
+    return RunAndPrint(on_ranks, ranks.value()->rank() == 0 ? cli.json : "");
   }
   if (cli.list) {
     const Maybe<std::vector<optest::ListEntry>> entries = optest::List(options.value());

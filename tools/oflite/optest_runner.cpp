@@ -141,6 +141,7 @@ struct GroupContext {
   bool compare_with_cpu;  // on cuda, where a cpu kernel serves the dtype
   uint64_t seed;
   Group* group;
+  const Options* options;
 };
 
 // Adds one case's failures to its group, with the seeds and the command that reproduce it.
@@ -224,7 +225,15 @@ void CheckSbp(const GroupContext& g, const OpCase& c, const AttrMap& attrs,
     return;
   }
   const SbpCase sbp_case{g.schema, c.inputs, attrs, outputs, g.device, ToleranceOf(g.spec, c)};
+  dist::Communicator* ranks = g.options->communicator;
   for (size_t s = 0; s < signatures.value().size(); ++s) {
+    if (ranks != nullptr) {  // one piece a rank, instead of every piece here
+      ++g.group->sbp_checks;
+      recorder->Check(kCheckSbp,
+                      CheckSbpSignatureOnRanks(sbp_case, signatures.value()[s], ranks,
+                                               StreamSeed(case_seed, kSbpStream, s * 8)));
+      continue;
+    }
     for (int64_t k : kSbpPieceCounts) {
       ++g.group->sbp_checks;
       recorder->Check(kCheckSbp, CheckSbpSignature(sbp_case, signatures.value()[s], k,
@@ -383,9 +392,9 @@ void RunOp(const std::string& op, const Options& options, const Callbacks& callb
       group.device = DeviceTypeName(type);
       group.dtype = DataTypeName(dtype);
       const bool compare_with_cpu = type != DeviceType::kCPU && Contains(cpu_served, dtype);
-      RunGroup(
-          {*schema.value(), *spec, Device(type, 0), dtype, compare_with_cpu, options.seed, &group},
-          options, callbacks);
+      RunGroup({*schema.value(), *spec, Device(type, 0), dtype, compare_with_cpu, options.seed,
+                &group, &options},
+               options, callbacks);
       sink->Add(std::move(group));
       ran = true;
     }

@@ -23,6 +23,7 @@
 #include "oneflow_lite/common/data_type.h"
 #include "oneflow_lite/common/device.h"
 #include "oneflow_lite/common/maybe.h"
+#include "oneflow_lite/dist/communicator.h"
 #include "tools/oflite/optest_report.h"
 
 namespace oflite {
@@ -41,6 +42,9 @@ struct Options {
   int64_t cases = kDefaultCases;    // per op/device/dtype
   uint64_t seed = 0;
   std::optional<int64_t> case_index;  // run only this case (what a failure's command does)
+  // Set on ranks of a distributed run (`oflite optest --nproc N`): SBP signatures are proven
+  // with one piece a rank, gathered through this CPU communicator, instead of every piece here.
+  dist::Communicator* communicator = nullptr;
 };
 
 // Hooks for a live display; both optional.

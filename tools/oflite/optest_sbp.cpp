@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <string>
 
 #include "tools/oflite/optest_tensor.h"
@@ -260,6 +261,71 @@ Maybe<void> CheckPieces(const SbpCase& c, const SbpSignature& signature, int64_t
   return Ok();
 }
 
+// Every rank's int64 values, in rank order (each rank gives `mine`, all of one length).
+Maybe<std::vector<int64_t>> GatherInts(dist::Communicator* comm, const std::vector<int64_t>& mine) {
+  std::vector<int64_t> all(mine.size() * static_cast<size_t>(comm->size()));
+  const std::vector<int64_t> counts(static_cast<size_t>(comm->size()),
+                                    static_cast<int64_t>(mine.size()));
+  OFLITE_JUST(comm->AllGather(mine.data(), all.data(), counts, DataType::kInt64, nullptr));
+  return all;
+}
+
+// Every rank's piece of one output (host values as float64, shapes exchanged first).
+Maybe<std::vector<HostTensor>> GatherPieces(dist::Communicator* comm, const HostTensor& mine) {
+  std::vector<int64_t> header(1 + kMaxRank, 0);  // rank, then the dims
+  header[0] = mine.shape.rank();
+  for (int64_t d = 0; d < mine.shape.rank(); ++d) {
+    header[static_cast<size_t>(1 + d)] = mine.shape[d];
+  }
+  std::vector<int64_t> headers;
+  OFLITE_ASSIGN_OR_RETURN(headers, GatherInts(comm, header));
+  std::vector<HostTensor> pieces(static_cast<size_t>(comm->size()));
+  std::vector<int64_t> counts;
+  for (size_t r = 0; r < pieces.size(); ++r) {
+    const int64_t* h = headers.data() + r * header.size();
+    DimVector dims(h + 1, h + 1 + h[0]);
+    pieces[r].shape = Shape(dims);
+    pieces[r].dtype = mine.dtype;
+    counts.push_back(pieces[r].shape.elem_cnt());
+  }
+  std::vector<double> values(
+      static_cast<size_t>(std::accumulate(counts.begin(), counts.end(), int64_t{0})));
+  OFLITE_JUST(
+      comm->AllGather(mine.values.data(), values.data(), counts, DataType::kFloat64, nullptr));
+  auto next = values.begin();
+  for (size_t r = 0; r < pieces.size(); ++r) {
+    pieces[r].values.assign(next, next + counts[r]);
+    next += counts[r];
+  }
+  return pieces;
+}
+
+Maybe<void> CheckRanks(const SbpCase& c, const SbpSignature& signature, dist::Communicator* comm,
+                       uint64_t seed) {
+  CaseRng rng(seed);
+  PieceTensors inputs;
+  OFLITE_ASSIGN_OR_RETURN(inputs, PieceInputs(c, signature, comm->size(), rng));
+  auto mine =
+      DispatchHost(c.schema.name(), inputs[static_cast<size_t>(comm->rank())], c.attrs, c.device);
+  // Whether each rank's piece ran: a failure anywhere stops every rank here, alike.
+  std::vector<int64_t> ran;
+  OFLITE_ASSIGN_OR_RETURN(ran, GatherInts(comm, {mine.ok() ? 1 : 0}));
+  for (size_t r = 0; r < ran.size(); ++r) {
+    OFLITE_CHECK_OR_RETURN(ran[r] == 1, RuntimeError)
+        << "the piece of rank " << r << " failed"
+        << (mine.ok() ? std::string() : ": " + mine.error().message());
+  }
+  for (size_t o = 0; o < c.outputs.size(); ++o) {
+    const std::string& arg = c.schema.outputs()[o];
+    const Sbp* sbp = nullptr;
+    OFLITE_ASSIGN_OR_RETURN(sbp, SbpOf(signature, arg));
+    std::vector<HostTensor> pieces;
+    OFLITE_ASSIGN_OR_RETURN(pieces, GatherPieces(comm, mine.value()[o]));
+    OFLITE_JUST(CheckRebuilt(c, arg, *sbp, pieces, c.outputs[o]));
+  }
+  return Ok();
+}
+
 std::vector<std::string> ArgOrder(const OpSchema& schema) {
   std::vector<std::string> args = schema.inputs();
   args.insert(args.end(), schema.outputs().begin(), schema.outputs().end());
@@ -330,6 +396,17 @@ Maybe<void> CheckSbpSignature(const SbpCase& c, const SbpSignature& signature, i
   return OFLITE_ERROR(RuntimeError)
          << c.schema.name() << ": signature " << SbpSignatureToString(signature, ArgOrder(c.schema))
          << " does not hold with k=" << k << " pieces: " << held.error().message();
+}
+
+Maybe<void> CheckSbpSignatureOnRanks(const SbpCase& c, const SbpSignature& signature,
+                                     dist::Communicator* comm, uint64_t seed) {
+  const Maybe<void> held = CheckRanks(c, signature, comm, seed);
+  if (held.ok()) {
+    return Ok();
+  }
+  return OFLITE_ERROR(RuntimeError)
+         << c.schema.name() << ": signature " << SbpSignatureToString(signature, ArgOrder(c.schema))
+         << " does not hold on " << comm->size() << " ranks: " << held.error().message();
 }
 
 }  // namespace optest

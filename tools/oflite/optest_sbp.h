@@ -21,6 +21,7 @@
 
 #include "oneflow_lite/common/device.h"
 #include "oneflow_lite/common/maybe.h"
+#include "oneflow_lite/dist/communicator.h"
 #include "oneflow_lite/framework/op_schema.h"
 #include "oneflow_lite/framework/op_test_spec.h"
 
@@ -57,6 +58,13 @@ struct SbpCase {
 // "<op>: signature <S> does not hold with k=<k> pieces: <why>". `seed` draws the partial sums.
 Maybe<void> CheckSbpSignature(const SbpCase& c, const SbpSignature& signature, int64_t k,
                               uint64_t seed);
+
+// The same on real ranks: every rank of `comm` (a CPU communicator: the pieces travel as host
+// values) draws the same pieces, runs the op on its own one on c.device, and the ranks gather
+// every piece's outputs to rebuild and compare them alike, so every rank comes to the same
+// verdict. A piece that fails on some rank is that verdict on all of them, not a hang.
+Maybe<void> CheckSbpSignatureOnRanks(const SbpCase& c, const SbpSignature& signature,
+                                     dist::Communicator* comm, uint64_t seed);
 
 }  // namespace optest
 }  // namespace oflite

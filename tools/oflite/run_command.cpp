@@ -36,6 +36,9 @@ Maybe<void> Run(const RunOptions& options) {
 }  // namespace
 
 int RunCommand(const RunOptions& options) {
+  if (options.nproc > 1) {
+    return RunOnRanks(options);
+  }
   const Maybe<void> result = Run(options);
   return result.ok() ? 0 : ReportError(result.error());
 }

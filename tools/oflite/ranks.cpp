@@ -1,0 +1,38 @@
+#include "tools/oflite/ranks.h"
+
+#include <cstdlib>
+
+#include "oneflow_lite/dist/process_group.h"
+#include "tools/oflite/commands.h"
+
+namespace oflite {
+namespace cli {
+
+namespace {
+std::vector<std::string>& SelfCommandStorage() {
+  static std::vector<std::string> command;
+  return command;
+}
+}  // namespace
+
+void SetSelfCommand(int argc, char** argv) { SelfCommandStorage().assign(argv, argv + argc); }
+
+bool IsRank() { return std::getenv("RANK") != nullptr; }
+
+int LaunchSelf(int nproc) {
+  LaunchOptions launch;
+  launch.nproc = nproc;
+  launch.command = SelfCommandStorage();
+  return LaunchCommand(launch);
+}
+
+Maybe<dist::Communicator*> JoinRanks(int nproc, DeviceType type) {
+  OFLITE_JUST(dist::Init());
+  OFLITE_CHECK_OR_RETURN(dist::WorldSize() == nproc, ValueError)
+      << "--nproc " << nproc << ": this process is rank " << dist::Rank() << " of a world of "
+      << dist::WorldSize();
+  return dist::GetCommunicator(type);
+}
+
+}  // namespace cli
+}  // namespace oflite

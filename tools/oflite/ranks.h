@@ -1,0 +1,31 @@
+// `--nproc N` of `oflite optest` and `oflite run`: the same command line on N ranks. Outside a
+// launch the command starts N copies of itself through `oflite launch`; each copy, finding
+// itself a rank (RANK in its environment), joins the world and does its part.
+#ifndef ONEFLOW_LITE_TOOLS_OFLITE_RANKS_H_
+#define ONEFLOW_LITE_TOOLS_OFLITE_RANKS_H_
+
+#include <string>
+#include <vector>
+
+#include "oneflow_lite/common/device.h"
+#include "oneflow_lite/common/maybe.h"
+#include "oneflow_lite/dist/communicator.h"
+
+namespace oflite {
+namespace cli {
+
+// main's arguments, for starting the command again.
+void SetSelfCommand(int argc, char** argv);
+
+// Whether this process is a rank of a launch (RANK is set).
+bool IsRank();
+// Runs this command line on `nproc` ranks (oflite launch) and returns the launch's exit status.
+int LaunchSelf(int nproc);
+// On a rank: joins the world (dist::Init) and returns its communicator for memory of `type`;
+// ValueError when the world is not of `nproc` ranks.
+Maybe<dist::Communicator*> JoinRanks(int nproc, DeviceType type);
+
+}  // namespace cli
+}  // namespace oflite
+
+#endif  // ONEFLOW_LITE_TOOLS_OFLITE_RANKS_H_
