@@ -1,6 +1,8 @@
 // oflite_dist_worker MODE [ARG]: one rank of a test world, run under `oflite launch`. It prints
 // "rank R: ..." lines and exits 0 when what it saw is what MODE expects, 1 otherwise:
 //   collectives [cpu|cuda]  every collective and dtype against the reference (collective_checks)
+//   boxing [cpu|cuda]       every boxing pair of global tensors and global matmuls against
+//                           whole tensors (boxing_checks)
 //   exit-early R            rank R exits (status 3) after joining; the others' AllReduceSum
 //                           must fail with a DeviceError within the timeout
 //   stall R                 rank R joins, then sleeps past the timeout (status 4); the others'
@@ -18,6 +20,7 @@
 #include <vector>
 
 #include "oneflow_lite/dist/process_group.h"
+#include "tests/dist/worker/boxing_checks.h"
 #include "tests/dist/worker/collective_checks.h"
 
 namespace {
@@ -86,6 +89,20 @@ int Collectives(const std::string& device_name) {
   std::cout << "rank " << g_rank << ": " << checked.value() << " collective outputs match ("
             << device_name << ", world of " << oflite::dist::WorldSize() << ", " << Seconds(start)
             << " s)" << std::endl;
+  return 0;
+}
+
+int Boxing(const std::string& device_name) {
+  const oflite::Device device = device_name == "cuda"
+                                    ? oflite::Device::Cuda(oflite::dist::LocalRank())
+                                    : oflite::Device::Cpu();
+  const Maybe<int64_t> checked = oflite::dist_test::CheckBoxing(device);
+  if (!checked.ok()) {
+    return Fail(checked.error().ToString());
+  }
+  std::cout << "rank " << g_rank << ": " << checked.value() << " boxing and global matmul checks "
+            << "hold (" << device_name << ", world of " << oflite::dist::WorldSize() << ")"
+            << std::endl;
   return 0;
 }
 
@@ -160,6 +177,11 @@ int main(int argc, char** argv) {
   }
   if (mode == "collectives") {
     const int status = Collectives(argc > 2 ? argv[2] : "cpu");
+    oflite::dist::Shutdown();
+    return status;
+  }
+  if (mode == "boxing") {
+    const int status = Boxing(argc > 2 ? argv[2] : "cpu");
     oflite::dist::Shutdown();
     return status;
   }
