@@ -106,9 +106,10 @@ TEST(GlobalDispatchTest, MatmulOnThreeRanksUneven) {
   const std::vector<double> a = test::RoundTo(test::RandomValues(m * k, 21), DataType::kFloat32);
   const std::vector<double> b = test::RoundTo(test::RandomValues(k * n, 22), DataType::kFloat32);
   const std::vector<double> expected = MatmulReference(a, b, m, k, n);
-  for (const auto& [sa, sb] : std::vector<std::pair<Sbp, Sbp>>{{SplitSbp(0), BroadcastSbp()},
-                                                               {BroadcastSbp(), SplitSbp(1)},
-                                                               {SplitSbp(1), SplitSbp(1)}}) {
+  for (const auto& layout : std::vector<std::pair<Sbp, Sbp>>{{SplitSbp(0), BroadcastSbp()},
+                                                              {BroadcastSbp(), SplitSbp(1)},
+                                                              {SplitSbp(1), SplitSbp(1)}}) {
+    const Sbp sa = layout.first, sb = layout.second;  // C++17 lambdas cannot capture bindings
     ThreadGroup::Run(3, [&](int rank, ThreadCommunicator*) {
       GlobalTensor out = test::Unwrap(
           functional::MatMul(Global(a, Shape{m, k}, 3, sa), Global(b, Shape{k, n}, 3, sb)));
