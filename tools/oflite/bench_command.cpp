@@ -43,10 +43,12 @@
 #include "oneflow_lite/framework/interpreter.h"
 #include "oneflow_lite/primitive/fill.h"
 #include "oneflow_lite/primitive/memcpy.h"
+#include "tools/oflite/bench_global.h"
 #include "tools/oflite/bench_overhead.h"
 #include "tools/oflite/bench_sgemm.h"
 #include "tools/oflite/commands.h"
 #include "tools/oflite/function_table.h"
+#include "tools/oflite/ranks.h"
 
 namespace oflite {
 namespace cli {
@@ -567,6 +569,9 @@ Maybe<void> Bench(const BenchOptions& options) {
   if (!options.sweep.empty()) {
     return Sweep(options);
   }
+  if (options.global) {
+    return BenchGlobal(options);
+  }
   if (options.overhead) {
     Device device;
     OFLITE_ASSIGN_OR_RETURN(device, BenchDevice(options.device));
@@ -651,6 +656,9 @@ Maybe<void> Bench(const BenchOptions& options) {
 }  // namespace
 
 int BenchCommand(const BenchOptions& options) {
+  if (options.global && options.nproc > 1 && !IsRank()) {
+    return LaunchSelf(options.nproc);
+  }
   const Maybe<void> result = Bench(options);
   return result.ok() ? 0 : ReportError(result.error());
 }

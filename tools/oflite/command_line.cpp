@@ -43,6 +43,9 @@ void AddBench(CLI::App* app, BenchOptions* o) {
   bench->add_flag("--overhead", o->overhead,
                   "Host time per call of add, softmax and matmul on tiny tensors");
   bench->add_option("--calls", o->calls, "calls per --overhead run (the median of 3 runs)");
+  bench->add_flag("--global", o->global,
+                  "Boxing bandwidth and parallel matmuls of a global --shape R,C on --nproc ranks");
+  bench->add_option("--nproc", o->nproc, "Ranks for --global")->check(CLI::Range(1, 64));
 }
 
 void AddOptest(CLI::App* app, OptestOptions* o) {

@@ -38,6 +38,8 @@ struct BenchOptions {
   std::string impl = "auto";  // softmax implementation: auto, warp, smem, uncached
   bool overhead = false;      // host time per call on tiny tensors (bench_overhead.h)
   int64_t calls = 20000;      // calls per --overhead run
+  bool global = false;        // boxing and parallel matmuls across ranks (bench_global.h)
+  int nproc = 0;              // ranks for --global
 };
 
 // `oflite optest`: see optest_command.cpp.

@@ -14,6 +14,7 @@
 #include <iostream>
 
 #include "oneflow_lite/common/join.h"
+#include "oneflow_lite/dist/process_group.h"
 #include "tools/oflite/commands.h"
 #include "tools/oflite/output_file.h"
 #include "tools/oflite/ranks.h"
@@ -141,6 +142,7 @@ int OptestCommand(const OptestOptions& cli) {
     }
     optest::Options on_ranks = options.value();
     on_ranks.communicator = ranks.value();
+    on_ranks.cuda_index = dist::LocalRank();  // one GPU a rank
     if (ranks.value()->rank() != 0) {  // every rank reaches the same verdict; rank 0 reports it
       std::cout.setstate(std::ios::badbit);
     }

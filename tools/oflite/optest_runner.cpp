@@ -392,7 +392,8 @@ void RunOp(const std::string& op, const Options& options, const Callbacks& callb
       group.device = DeviceTypeName(type);
       group.dtype = DataTypeName(dtype);
       const bool compare_with_cpu = type != DeviceType::kCPU && Contains(cpu_served, dtype);
-      RunGroup({*schema.value(), *spec, Device(type, 0), dtype, compare_with_cpu, options.seed,
+      const int index = type == DeviceType::kCUDA ? options.cuda_index : 0;
+      RunGroup({*schema.value(), *spec, Device(type, index), dtype, compare_with_cpu, options.seed,
                 &group, &options},
                options, callbacks);
       sink->Add(std::move(group));

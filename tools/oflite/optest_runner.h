@@ -45,6 +45,7 @@ struct Options {
   // Set on ranks of a distributed run (`oflite optest --nproc N`): SBP signatures are proven
   // with one piece a rank, gathered through this CPU communicator, instead of every piece here.
   dist::Communicator* communicator = nullptr;
+  int cuda_index = 0;  // the GPU CUDA groups run on (a rank's LOCAL_RANK)
 };
 
 // Hooks for a live display; both optional.
