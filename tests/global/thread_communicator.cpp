@@ -9,6 +9,13 @@ namespace oflite {
 namespace test {
 namespace {
 
+// memcpy, but a count of 0 may come with null pointers (the buffers of empty shards).
+void CopyBytes(void* dst, const void* src, size_t bytes) {
+  if (bytes > 0) {
+    std::memcpy(dst, src, bytes);
+  }
+}
+
 template <typename T>
 void AddInto(const void* in, int64_t offset, int64_t count, std::vector<char>* sum) {
   const T* src = static_cast<const T*>(in) + offset;
@@ -157,8 +164,8 @@ Maybe<void> ThreadCommunicator::AllGather(const void* in, void* out,
         for (size_t p = 0; p < slots.size(); ++p) {
           OFLITE_CHECK_OR_RETURN(slots[p].counts == counts, ValueError)
               << "all_gather: rank " << p << " gave other counts than rank " << rank_;
-          std::memcpy(result->data() + Sum(counts, p) * elem, slots[p].in,
-                      static_cast<size_t>(counts[p]) * elem);
+          CopyBytes(result->data() + Sum(counts, p) * elem, slots[p].in,
+                    static_cast<size_t>(counts[p]) * elem);
         }
         return Ok();
       });
@@ -217,9 +224,11 @@ Maybe<void> ThreadCommunicator::AllToAll(const void* in, const std::vector<int64
               << "all_to_all: rank " << p << " sends rank " << rank_ << " "
               << (slots[p].counts.size() > me ? slots[p].counts[me] : -1)
               << " elements, it expects " << recv_counts[p];
-          std::memcpy(result->data() + Sum(recv_counts, p) * elem,
+          if (recv_counts[p] > 0) {  // an empty shard's pointer may be null
+            CopyBytes(result->data() + Sum(recv_counts, p) * elem,
                       static_cast<const char*>(slots[p].in) + Sum(slots[p].counts, me) * elem,
                       static_cast<size_t>(recv_counts[p]) * elem);
+          }
         }
         return Ok();
       });
