@@ -16,7 +16,7 @@ Maybe<AllocatorStats> GetAllocatorStats(const oflite::Device& device) {
 Maybe<void> EmptyCache(const oflite::Device& device) {
   Device* ep_device = nullptr;
   OFLITE_ASSIGN_OR_RETURN(ep_device, GetDevice(device));
-  return ep_device->allocator()->EmptyCache();
+  return ep_device->EmptyCache();
 }
 
 Maybe<void> SetAllocator(const oflite::Device& device, std::shared_ptr<Allocator> allocator) {

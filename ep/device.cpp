@@ -43,6 +43,12 @@ void Device::SetAllocator(std::shared_ptr<Allocator> allocator) {
   allocator_.store(raw, std::memory_order_release);
 }
 
+Maybe<void> Device::EmptyCache() {
+  Allocator* current = allocator();
+  OFLITE_JUST(current->EmptyCache());
+  return current == builtin_allocator() ? Ok() : builtin_allocator()->EmptyCache();
+}
+
 Maybe<std::shared_ptr<Allocator>> Device::NewPoolAllocator(void* /*pool*/) {
   return OFLITE_ERROR(NotImplemented) << device() << " has no stream-ordered memory pools";
 }

@@ -188,9 +188,9 @@ class CAllocator final : public oflite::ep::Allocator {
  public:
   CAllocator(const oflite_allocator& c, const oflite::Device& device) : c_(c), device_(device) {}
   oflite::Maybe<void*> Allocate(size_t bytes, oflite::ep::Stream* stream) override {
-    if (bytes == 0) {
-      return static_cast<void*>(nullptr);
-    }
+    // A zero-byte tensor still gets a real block, as from the built-in CPU allocator: code
+    // that hands its pointer to memcpy with a size of 0 needs it non-null.
+    bytes = bytes == 0 ? 1 : bytes;
     void* native = nullptr;
     OFLITE_ASSIGN_OR_RETURN(native, Native(stream));
     void* ptr = c_.allocate(bytes, native, c_.user_data);
@@ -203,7 +203,8 @@ class CAllocator final : public oflite::ep::Allocator {
       return;
     }
     oflite::Maybe<void*> native = Native(stream);
-    c_.deallocate(ptr, bytes, native.ok() ? native.value() : nullptr, c_.user_data);
+    c_.deallocate(ptr, bytes == 0 ? 1 : bytes, native.ok() ? native.value() : nullptr,
+                  c_.user_data);
   }
 
  private:
@@ -555,7 +556,7 @@ oflite_status* oflite_empty_cache(const char* device) {
   return Guarded([&]() -> oflite::Maybe<void> {
     oflite::ep::Device* d = nullptr;
     OFLITE_ASSIGN_OR_RETURN(d, FindDevice("oflite_empty_cache", device));
-    return d->allocator()->EmptyCache();
+    return d->EmptyCache();
   });
 }
 

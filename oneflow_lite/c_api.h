@@ -200,11 +200,13 @@ typedef struct oflite_stream_scope oflite_stream_scope;
 oflite_status* oflite_stream_scope_begin(const char* device, void* stream,
                                          oflite_stream_scope** out);
 void oflite_stream_scope_end(oflite_stream_scope* scope);
-/* Work the caller queued on `stream` so far uses the tensor: its memory is not reused before
- * that work is done (PyTorch's record_stream). */
+/* The work the caller queued on `stream` so far uses the tensor: its memory is not reused
+ * before that work is done. Call it after queuing the work: unlike PyTorch's record_stream,
+ * the point is recorded now, not when the tensor is freed. */
 oflite_status* oflite_tensor_record_stream(const oflite_tensor* tensor, void* stream);
 
-/* The device allocator's statistics (byte counts are of blocks as the allocator rounds them). */
+/* The device allocator's statistics: the built-in caching allocator counts blocks as it rounds
+ * them, the CUDA pool allocator the bytes asked for; a caller's allocator reports zeros. */
 typedef struct oflite_allocator_stats {
   size_t allocated_bytes;      /* in blocks handed out and not yet returned */
   size_t peak_allocated_bytes; /* the most allocated_bytes has been */
@@ -219,7 +221,7 @@ oflite_status* oflite_allocator_stats_get(const char* device, oflite_allocator_s
 oflite_status* oflite_empty_cache(const char* device);
 
 /* An allocator of the caller's. `allocate` returns NULL when it cannot serve the request (the
- * call then fails with OFLITE_OUT_OF_MEMORY); it is never asked for 0 bytes. `stream` is the
+ * call then fails with OFLITE_OUT_OF_MEMORY); a request for 0 bytes comes as 1. `stream` is the
  * native queue the memory is for (as oflite_device_stream gives it); `deallocate` comes with the
  * same queue once every use is queued on it: memory may go to later work on that queue at once,
  * to other queues only after that work. Both may be called from several threads at once. */

@@ -24,12 +24,28 @@ class CudaDevice final : public Device {
 
   Maybe<Stream*> ExternalStream(void* native) override {
     const auto handle = static_cast<cudaStream_t>(native);
+    // One handle, a stream per thread: the allocator's bins and the recorded uses would mix
+    // the threads' streams.
+    OFLITE_CHECK_OR_RETURN(handle != cudaStreamPerThread, ValueError)
+        << "cuda:" << index_ << ": cudaStreamPerThread names another stream on each thread; "
+        << "pass the stream itself";
+    // By CUDA's stream id, not the handle: a destroyed stream's handle may come back for a new
+    // stream, which must not inherit the old one's cached blocks.
+    unsigned long long id = 0;
+    OFLITE_JUST(CudaCheck(cudaSetDevice(index_), "cudaSetDevice"));
+    const cudaError_t found = cudaStreamGetId(handle, &id);
+    if (found != cudaSuccess) {
+      cudaGetLastError();
+      return OFLITE_ERROR(ValueError)
+             << "stream " << native << " is not a CUDA stream of cuda:" << index_ << " ("
+             << cudaGetErrorString(found) << ")";
+    }
     std::lock_guard<std::mutex> lock(external_mutex_);
-    auto& slot = external_streams_[handle];
+    auto& slot = external_streams_[id];
     if (slot == nullptr) {
       Maybe<std::unique_ptr<CudaStream>> wrapped = CudaStream::Wrap(index_, handle);
       if (!wrapped.ok()) {
-        external_streams_.erase(handle);
+        external_streams_.erase(id);
         return wrapped.error();
       }
       slot = std::move(wrapped).value();
@@ -48,9 +64,9 @@ class CudaDevice final : public Device {
   int index_;
   std::unique_ptr<CudaStream> stream_;
   std::mutex external_mutex_;
-  // The caller's queues this device has run on, by handle: their cuBLAS handles and workspace
-  // are made once per queue.
-  std::unordered_map<cudaStream_t, std::unique_ptr<CudaStream>> external_streams_;
+  // The caller's queues this device has run on, by CUDA's stream id: their cuBLAS handles and
+  // workspace are made once per queue and kept for the process.
+  std::unordered_map<unsigned long long, std::unique_ptr<CudaStream>> external_streams_;
   CudaCachingAllocator allocator_;  // declared after the streams: destroyed before them
 };
 

@@ -42,6 +42,9 @@ class Device {
   }
   // nullptr restores the built-in allocator; the device keeps `allocator` alive until exit.
   void SetAllocator(std::shared_ptr<Allocator> allocator);
+  // Gives cached memory back: the current allocator's and, when the caller's replaced it, the
+  // built-in one's (whose blocks would otherwise stay cached).
+  Maybe<void> EmptyCache();
   // An allocator over one of the device's stream-ordered memory pools; NotImplemented where
   // the device has none.
   virtual Maybe<std::shared_ptr<Allocator>> NewPoolAllocator(void* pool);

@@ -1,5 +1,6 @@
 #include "oneflow_lite/framework/scoped_stream.h"
 
+#include "oneflow_lite/common/logging.h"
 #include "oneflow_lite/ep/device.h"
 
 namespace oflite {
@@ -13,19 +14,26 @@ Maybe<ScopedStream> ScopedStream::Make(const Device& device, void* native_stream
 }
 
 ScopedStream::ScopedStream(ep::Device* device, ep::Stream* stream)
-    : device_(device), stream_(stream) {
+    : device_(device), stream_(stream), thread_(std::this_thread::get_id()) {
   ep::PushThreadStream(device_, stream_);
 }
 
 ScopedStream::ScopedStream(ScopedStream&& other) noexcept
-    : device_(other.device_), stream_(other.stream_) {
+    : device_(other.device_), stream_(other.stream_), thread_(other.thread_) {
   other.stream_ = nullptr;
 }
 
 ScopedStream::~ScopedStream() {
-  if (stream_ != nullptr) {
-    ep::PopThreadStream(device_, stream_);
+  if (stream_ == nullptr) {
+    return;
   }
+  if (thread_ != std::this_thread::get_id()) {
+    OFLITE_LOG(ERROR) << "ScopedStream of " << device_->device()
+                      << " ended on another thread than the one that made it: the scope stays "
+                         "in force on that thread";
+    return;
+  }
+  ep::PopThreadStream(device_, stream_);
 }
 
 }  // namespace oflite

@@ -9,6 +9,8 @@
 #ifndef ONEFLOW_LITE_FRAMEWORK_SCOPED_STREAM_H_
 #define ONEFLOW_LITE_FRAMEWORK_SCOPED_STREAM_H_
 
+#include <thread>
+
 #include "oneflow_lite/common/device.h"
 #include "oneflow_lite/common/maybe.h"
 
@@ -21,22 +23,25 @@ class Stream;
 
 class ScopedStream {
  public:
-  // `native_stream`: a cudaStream_t of that GPU (nullptr: CUDA's legacy default stream); on the
-  // CPU only nullptr, which changes nothing. ValueError for a stream of another device,
-  // DeviceError for a device that is not available.
+  // `native_stream`: a live cudaStream_t of that GPU (nullptr: CUDA's legacy default stream;
+  // CUDA cannot check a handle that is not a stream at all: that is undefined behaviour, as in
+  // CUDA itself); on the CPU only nullptr, which changes nothing. ValueError for a stream of
+  // another device or cudaStreamPerThread, DeviceError for a device that is not available.
   static Maybe<ScopedStream> Make(const Device& device, void* native_stream);
 
   ScopedStream(ScopedStream&& other) noexcept;
   ScopedStream& operator=(ScopedStream&&) = delete;
   ScopedStream(const ScopedStream&) = delete;
   ScopedStream& operator=(const ScopedStream&) = delete;
-  // Scopes nest; one thread's scopes may end in any order, but on the thread that made them.
+  // Scopes nest; one thread's scopes may end in any order, but on the thread that made them:
+  // ended on another thread, a scope cannot reach its thread's list, logs an error and stays.
   ~ScopedStream();
 
  private:
   ScopedStream(ep::Device* device, ep::Stream* stream);
   ep::Device* device_;
   ep::Stream* stream_;  // null once moved from
+  std::thread::id thread_;
 };
 
 }  // namespace oflite

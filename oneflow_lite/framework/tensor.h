@@ -47,11 +47,12 @@ class Storage {
   size_t bytes() const { return bytes_; }
   const Device& device() const { return device_; }
 
-  // Notes that the work queued on `stream` so far uses the memory, as PyTorch's record_stream:
-  // an event marks that point, and before the memory goes back to the allocator its
-  // allocation stream waits for the event (the host waits where no event can be made). The
-  // runtime records each call's stream after queuing the call; a no-op for the allocation
-  // stream and for memory the caller owns (its owner orders its reuse).
+  // Notes that the work queued on `stream` so far uses the memory: an event marks that point
+  // now (unlike PyTorch's record_stream, which records when the memory is freed, so call this
+  // after queuing the work), and before the memory goes back to the allocator its allocation
+  // stream waits for the event (the host waits where no event can be made). The runtime
+  // records each call's stream after queuing the call; a no-op for the allocation stream and
+  // for memory the caller owns (its owner orders its reuse).
   void RecordStream(ep::Stream* stream) {
     if (allocator_ != nullptr && stream != stream_) {
       RecordOtherStream(stream);
@@ -110,9 +111,10 @@ class Tensor {
   // kDLBool (code 6) of 8 bits.
   Maybe<DLManagedTensor*> ToDLPack() const;
 
-  // Work queued on the caller's stream `native_stream` (a cudaStream_t; nullptr the legacy
-  // default stream) uses this tensor: its memory is not reused before that work is done
-  // (Storage::RecordStream). ValueError when it is not a stream of the tensor's device.
+  // The work queued so far on the caller's stream `native_stream` (a cudaStream_t; nullptr the
+  // legacy default stream) uses this tensor: its memory is not reused before that work is done
+  // (Storage::RecordStream). Call it after queuing the work: the point is recorded now.
+  // ValueError when it is not a stream of the tensor's device.
   Maybe<void> RecordStream(void* native_stream) const;
 
   // This rank's shard of a global tensor laid out as `sbp` (one Sbp per placement dim) on

@@ -112,6 +112,9 @@ TEST_F(CudaStreamScopeTest, ScopesNestEndInAnyOrderAndStayOnTheirThread) {
   // One wrapper per queue, and the legacy default stream is one too.
   EXPECT_EQ(Unwrap(cuda_->ExternalStream(a.get())), on_a);
   EXPECT_EQ(Unwrap(Unwrap(cuda_->ExternalStream(nullptr))->NativeHandle()), nullptr);
+  // One handle naming another stream on each thread cannot be one stream here.
+  ExpectError(ScopedStream::Make(Device::Cuda(0), cudaStreamPerThread), ErrorKind::kValueError,
+              {"cudaStreamPerThread"});
 }
 
 TEST_F(CudaStreamScopeTest, MemoryUsedOnAnotherStreamIsNotReusedBeforeThatUse) {

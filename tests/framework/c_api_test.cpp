@@ -362,12 +362,19 @@ TEST(CApi, TheCallersAllocatorServesNewTensorsUntilReset) {
   EXPECT_NEAR(ToFloats(y, 4)[1], 0.7310586f, 1e-6f);
   oflite_tensor_free(y);
   EXPECT_EQ(counts.frees, 1);
+  oflite_tensor* empty = nullptr;  // zero bytes: still a real block, asked for as 1 byte
+  const int64_t none[] = {0};
+  ExpectOk(oflite_tensor_from_host(nullptr, 0, none, 1, OFLITE_FLOAT32, "cpu", &empty));
+  EXPECT_EQ(counts.allocations, 2);
+  EXPECT_NE(oflite_tensor_data(empty), nullptr);
+  oflite_tensor_free(empty);
+  EXPECT_EQ(counts.frees, 2);
   counts.refuse = true;
   ExpectStatus(oflite_softmax(x, -1, &y), OFLITE_OUT_OF_MEMORY, "could not allocate 16 bytes");
   counts.refuse = false;
   ExpectOk(oflite_set_allocator("cpu", nullptr));
   ExpectOk(oflite_softmax(x, -1, &y));
-  EXPECT_EQ(counts.allocations, 1);  // the built-in one again
+  EXPECT_EQ(counts.allocations, 2);  // the built-in one again
   oflite_tensor_free(y);
   oflite_tensor_free(x);
   const oflite_allocator missing{nullptr, CountingDeallocate, &counts};

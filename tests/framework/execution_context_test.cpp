@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -70,6 +72,17 @@ TEST(ScopedStreamTest, CpuTakesOnlyTheNullStream) {
               {"cpu", "null stream"});
 }
 
+TEST(ScopedStreamTest, EndedOnAnotherThreadItLogsAndStays) {
+  std::vector<std::string> lines;
+  ScopedLogSink sink([&lines](LogSeverity, const char*, int, const std::string& message) {
+    lines.push_back(message);
+  });
+  std::optional<ScopedStream> scope(Unwrap(ScopedStream::Make(Device::Cpu(), nullptr)));
+  std::thread([&scope] { scope.reset(); }).join();
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].find("ended on another thread"), std::string::npos) << lines[0];
+}
+
 TEST(ScopedStreamTest, UnavailableDeviceIsDeviceError) {
   ExpectError(ScopedStream::Make(Device::Cuda(999), nullptr), ErrorKind::kDeviceError,
               {"cuda:999"});
@@ -106,6 +119,16 @@ TEST(SetAllocatorTest, NewTensorsTakeTheCallersAllocatorOldOnesKeepTheirs) {
   EXPECT_EQ(counting->allocations, 1);
   EXPECT_EQ(Unwrap(before.ToVector<float>()), (std::vector<float>{1, 2, 3, 4}));
   EXPECT_NEAR(Unwrap(after.ToVector<float>())[3], 0.7310586f, 1e-6f);
+}
+
+TEST(SetAllocatorTest, EmptyCacheAlsoEmptiesTheReplacedBuiltInAllocator) {
+  { Unwrap(Tensor::FromVector<float>(std::vector<float>(5000, 1.0f), Shape{5000})); }  // cached
+  {
+    CpuAllocatorScope scope(std::make_shared<CountingAllocator>());
+    ASSERT_TRUE(ep::EmptyCache(Device::Cpu()).ok());
+  }
+  const ep::AllocatorStats builtin = Unwrap(ep::GetAllocatorStats(Device::Cpu()));
+  EXPECT_EQ(builtin.reserved_bytes, builtin.allocated_bytes);  // nothing left cached
 }
 
 TEST(SetAllocatorTest, AnAllocatorThatRefusesIsOutOfMemoryFromTheCall) {

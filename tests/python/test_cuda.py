@@ -83,12 +83,13 @@ def test_calls_in_a_stream_scope_run_on_the_callers_stream():
     side = torch.cuda.Stream()
     with torch.cuda.stream(side):
         x = rows_after_slow_work(torch)
+        torch.cuda._sleep(200_000_000)  # keeps side busy well past the call below
         with ofl.stream(side):
-            y = ofl.softmax(x)  # queued on side after torch's work: no wait on the host
-            stats = ofl.allocator_stats("cuda:0")
+            y = ofl.softmax(x)  # queued on side behind the sleep
+            still_busy = not side.query()  # the call did not wait for side on the host
         z = torch.from_dlpack(y) * 2  # torch's next work on side reads it in order
+    assert still_busy
     side.synchronize()
-    assert stats["allocated_bytes"] > 0
     torch.testing.assert_close(z, torch.softmax(x, -1) * 2, rtol=1e-5, atol=1e-6)
 
 

@@ -66,8 +66,14 @@ Maybe<void> BenchGlobal(const BenchOptions& options) {
   const Shape shape = *shape_value.TryGet<Shape>();
   OFLITE_CHECK_OR_RETURN(shape.rank() == 2, ValueError)
       << "bench --global: --shape is R,C, got " << shape;
+  OFLITE_CHECK_OR_RETURN(options.warmup >= 0 && options.reps >= 1, ValueError)
+      << "bench --global: --warmup must be >= 0 and --reps >= 1, got " << options.warmup << " and "
+      << options.reps;
+  // The device's communicator first: on CUDA its creation fails every rank alike when one
+  // has no GPU of its LOCAL_RANK.
+  OFLITE_JUST(JoinRanks(options.nproc, device.type()));
   dist::Communicator* cpu = nullptr;
-  OFLITE_ASSIGN_OR_RETURN(cpu, JoinRanks(options.nproc, DeviceType::kCPU));
+  OFLITE_ASSIGN_OR_RETURN(cpu, dist::GetCommunicator(DeviceType::kCPU));
   const Device local =
       device.type() == DeviceType::kCUDA ? Device::Cuda(dist::LocalRank()) : device;
   ep::Device* ep_device = nullptr;

@@ -11,10 +11,12 @@
 // error (an unknown op, dtype or device, a device that is not visible, --cases out of range).
 #include <unistd.h>
 
+#include <algorithm>
 #include <iostream>
 
 #include "oneflow_lite/common/join.h"
 #include "oneflow_lite/dist/process_group.h"
+#include "oneflow_lite/ep/device.h"
 #include "tools/oflite/commands.h"
 #include "tools/oflite/output_file.h"
 #include "tools/oflite/ranks.h"
@@ -143,6 +145,23 @@ int OptestCommand(const OptestOptions& cli) {
     optest::Options on_ranks = options.value();
     on_ranks.communicator = ranks.value();
     on_ranks.cuda_index = dist::LocalRank();  // one GPU a rank
+    // CUDA groups run only where every rank has its GPU, decided alike on every rank.
+    const bool asked_cuda = std::find(on_ranks.devices.begin(), on_ranks.devices.end(),
+                                      DeviceType::kCUDA) != on_ranks.devices.end();
+    const Maybe<bool> gpus =
+        EveryRank(ranks.value(), ep::DeviceCount(DeviceType::kCUDA) > on_ranks.cuda_index);
+    if (!gpus.ok()) {
+      return ReportError(gpus.error());
+    }
+    if (!gpus.value() && asked_cuda) {
+      return ReportError(Error(ErrorKind::kDeviceError,
+                               "optest --nproc " + std::to_string(cli.nproc) +
+                                   " --device cuda: some rank has no GPU of its LOCAL_RANK "
+                                   "(one GPU a rank)"));
+    }
+    if (!gpus.value() && on_ranks.devices.empty()) {
+      on_ranks.devices = {DeviceType::kCPU};
+    }
     if (ranks.value()->rank() != 0) {  // every rank reaches the same verdict; rank 0 reports it
       std::cout.setstate(std::ios::badbit);
     }

@@ -11,6 +11,7 @@
 #include "oneflow_lite/framework/op_test_spec.h"
 #include "tools/oflite/optest_sbp.h"
 #include "tools/oflite/optest_tensor.h"
+#include "tools/oflite/ranks.h"
 
 namespace oflite {
 namespace optest {
@@ -293,6 +294,8 @@ void CheckValidCase(const GroupContext& g, uint64_t case_seed, CaseRecorder* rec
   CaseRng rng(case_seed);
   const OpCase c = g.spec.generate(g.dtype, rng);
   const auto outputs = DispatchHost(g.schema.name(), c.inputs, c.attrs, g.device);
+  // On ranks, every rank takes the same path to the signatures' collectives.
+  const Maybe<bool> ran_everywhere = cli::EveryRank(g.options->communicator, outputs.ok());
   if (!outputs.ok()) {
     recorder->Fail(kCheckDispatch, ErrorText(outputs.error()));
     return;
@@ -311,7 +314,13 @@ void CheckValidCase(const GroupContext& g, uint64_t case_seed, CaseRecorder* rec
   recorder->Check(kCheckInfer,
                   CheckInferred(g, c, attrs, outputs.value(),
                                 expected.ok() ? expected.value() : std::vector<HostTensor>()));
-  CheckSbp(g, c, attrs, outputs.value(), case_seed, recorder);
+  if (ran_everywhere.ok() && ran_everywhere.value()) {
+    CheckSbp(g, c, attrs, outputs.value(), case_seed, recorder);
+  } else {
+    recorder->Fail(kCheckSbp, ran_everywhere.ok()
+                                  ? std::string("the case failed on another rank")
+                                  : "ranks could not agree: " + ErrorText(ran_everywhere.error()));
+  }
   if (g.compare_with_cpu) {
     recorder->Check(kCheckCudaVsCpu, CheckAgainstCpu(g, c, outputs.value()));
   }

@@ -313,15 +313,22 @@ Maybe<void> CheckRanks(const SbpCase& c, const SbpSignature& signature, dist::Co
   for (size_t r = 0; r < ran.size(); ++r) {
     OFLITE_CHECK_OR_RETURN(ran[r] == 1, RuntimeError)
         << "the piece of rank " << r << " failed"
-        << (mine.ok() ? std::string() : ": " + mine.error().message());
+        << (r == static_cast<size_t>(comm->rank()) ? ": " + mine.error().message()
+                                                   : std::string(" on its device"));
   }
+  // Every output's pieces first, then the checks: a check failing on one rank only must not
+  // leave the others waiting in a later gather.
+  std::vector<std::vector<HostTensor>> pieces(mine.value().size());
+  for (size_t o = 0; o < pieces.size(); ++o) {
+    OFLITE_ASSIGN_OR_RETURN(pieces[o], GatherPieces(comm, mine.value()[o]));
+  }
+  OFLITE_CHECK_OR_RETURN(pieces.size() == c.outputs.size(), RuntimeError)
+      << "the pieces have " << pieces.size() << " outputs, the whole call " << c.outputs.size();
   for (size_t o = 0; o < c.outputs.size(); ++o) {
     const std::string& arg = c.schema.outputs()[o];
     const Sbp* sbp = nullptr;
     OFLITE_ASSIGN_OR_RETURN(sbp, SbpOf(signature, arg));
-    std::vector<HostTensor> pieces;
-    OFLITE_ASSIGN_OR_RETURN(pieces, GatherPieces(comm, mine.value()[o]));
-    OFLITE_JUST(CheckRebuilt(c, arg, *sbp, pieces, c.outputs[o]));
+    OFLITE_JUST(CheckRebuilt(c, arg, *sbp, pieces[o], c.outputs[o]));
   }
   return Ok();
 }

@@ -1,5 +1,6 @@
 #include "tools/oflite/ranks.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "oneflow_lite/dist/process_group.h"
@@ -32,6 +33,17 @@ Maybe<dist::Communicator*> JoinRanks(int nproc, DeviceType type) {
       << "--nproc " << nproc << ": this process is rank " << dist::Rank() << " of a world of "
       << dist::WorldSize();
   return dist::GetCommunicator(type);
+}
+
+Maybe<bool> EveryRank(dist::Communicator* comm, bool mine) {
+  if (comm == nullptr) {
+    return mine;
+  }
+  const int64_t flag = mine ? 1 : 0;
+  std::vector<int64_t> flags(static_cast<size_t>(comm->size()));
+  const std::vector<int64_t> counts(flags.size(), 1);
+  OFLITE_JUST(comm->AllGather(&flag, flags.data(), counts, DataType::kInt64, nullptr));
+  return std::find(flags.begin(), flags.end(), 0) == flags.end();
 }
 
 }  // namespace cli

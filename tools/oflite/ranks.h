@@ -24,6 +24,9 @@ int LaunchSelf(int nproc);
 // On a rank: joins the world (dist::Init) and returns its communicator for memory of `type`;
 // ValueError when the world is not of `nproc` ranks.
 Maybe<dist::Communicator*> JoinRanks(int nproc, DeviceType type);
+// Whether `mine` holds on every rank of `comm` (a collective: every rank calls it at the same
+// point, so that all take the same branch after it). Null `comm`: `mine`.
+Maybe<bool> EveryRank(dist::Communicator* comm, bool mine);
 
 }  // namespace cli
 }  // namespace oflite
