@@ -122,3 +122,17 @@ def test_a_gpu_oflite_does_not_have_is_a_clear_error():
     x = torch.ones(4, device="cuda:{}".format(ofl.cuda_device_count()))
     with pytest.raises(RuntimeError, match="a device this oflite does not have"):
         ofl.softmax(x)
+
+
+def test_jax_in_without_a_copy():
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+    gpus = [d for d in jax.devices() if d.platform == "gpu"]
+    if not gpus:
+        pytest.skip("jax has no GPU")
+    x = jax.device_put(jnp.arange(8 * 128, dtype=jnp.float32).reshape(8, 128) / 100, gpus[0])
+    t = ofl.from_dlpack(x)
+    assert t.data_ptr == x.unsafe_buffer_pointer() and t.device == "cuda:0"
+    y = ofl.softmax(x)
+    e = np.exp(np.asarray(x, dtype=np.float64) - np.asarray(x, dtype=np.float64).max(1, keepdims=True))
+    np.testing.assert_allclose(y.numpy(), e / e.sum(1, keepdims=True), rtol=1e-5, atol=1e-7)
