@@ -181,47 +181,28 @@ TEST_F(CudaStreamScopeTest, PoolAllocatorServesCallsOnAnyStream) {
 }
 
 TEST_F(CudaStreamScopeTest, ThreadsOnTheirOwnStreamsGiveTheOneThreadResults) {
-  constexpr int kThreads = 4;
-  constexpr int kIterations = 30;
   const Tensor a =
       MakeTensor(RandomValues(128 * 96, 8), Shape{128, 96}, DataType::kFloat32, Device::Cuda(0));
   const Tensor b =
       MakeTensor(RandomValues(96 * 4000, 9), Shape{96, 4000}, DataType::kFloat32, Device::Cuda(0));
-  auto chain = [&](double shift) -> Maybe<std::vector<float>> {
-    Tensor t;
-    OFLITE_ASSIGN_OR_RETURN(t, functional::MatMul(a, b));
-    OFLITE_ASSIGN_OR_RETURN(t, t + shift);
-    OFLITE_ASSIGN_OR_RETURN(t, functional::Softmax(t, 0));
-    OFLITE_ASSIGN_OR_RETURN(t, functional::LogSoftmax(t, -1));
-    return t.ToVector<float>();
+  // Each thread on a stream of its own, for all of its calls.
+  struct OwnScope {
+    OwnStream stream;
+    std::optional<ScopedStream> scope;
   };
-  std::vector<std::vector<float>> expected;
-  for (int i = 0; i < kThreads; ++i) {
-    expected.push_back(Unwrap(chain(0.25 * i)));
-  }
-  std::atomic<int> mismatches{0};
-  std::atomic<int> errors{0};
-  std::vector<std::thread> threads;
-  for (int i = 0; i < kThreads; ++i) {
-    threads.emplace_back([&, i] {
-      OwnStream mine;
-      Maybe<ScopedStream> scope = ScopedStream::Make(Device::Cuda(0), mine.get());
-      for (int it = 0; it < kIterations && scope.ok(); ++it) {
-        Maybe<std::vector<float>> got = chain(0.25 * i);
-        if (!got.ok()) {
-          ++errors;
-        } else if (!AllNear(got.value(), expected[static_cast<size_t>(i)], 1e-5f)) {
-          ++mismatches;
-        }
-      }
-      errors += scope.ok() ? 0 : 1;
-    });
-  }
-  for (std::thread& thread : threads) {
-    thread.join();
-  }
-  EXPECT_EQ(errors, 0);
-  EXPECT_EQ(mismatches, 0);
+  auto context = [](int) -> Maybe<std::shared_ptr<void>> {
+    auto own = std::make_shared<OwnScope>();
+    Maybe<ScopedStream> scope = ScopedStream::Make(Device::Cuda(0), own->stream.get());
+    if (!scope.ok()) {
+      return scope.error();
+    }
+    own->scope.emplace(std::move(scope).value());
+    return std::shared_ptr<void>(own);
+  };
+  const ThreadRunCounts counts = RunChainsOnThreads(
+      4, 30, a, b, [](int i) { return 0.25 * i; }, context);
+  EXPECT_EQ(counts.errors, 0);
+  EXPECT_EQ(counts.mismatches, 0);
 }
 
 }  // namespace

@@ -250,42 +250,11 @@ TEST(CachingAllocatorBinsTest, AFreedBlockServesOnlyItsOwnStream) {
 // Each thread runs its own chain of calls; every result must match the one-thread result (the
 // BLAS may split the product differently under concurrent calls: within float32 rounding).
 TEST(ThreadSafetyTest, ConcurrentCallsOnTheCpuGiveTheOneThreadResults) {
-  constexpr int kThreads = 4;
-  constexpr int kIterations = 40;
   const Tensor a = MakeTensor(RandomValues(64 * 48, 1), Shape{64, 48}, DataType::kFloat32);
   const Tensor b = MakeTensor(RandomValues(48 * 32, 2), Shape{48, 32}, DataType::kFloat32);
-  auto chain = [&](float shift) -> Maybe<std::vector<float>> {
-    Tensor t;
-    OFLITE_ASSIGN_OR_RETURN(t, functional::MatMul(a, b));
-    OFLITE_ASSIGN_OR_RETURN(t, t + static_cast<double>(shift));
-    OFLITE_ASSIGN_OR_RETURN(t, functional::Softmax(t, 0));
-    OFLITE_ASSIGN_OR_RETURN(t, functional::LogSoftmax(t, -1));
-    return t.ToVector<float>();
-  };
-  std::vector<std::vector<float>> expected;
-  for (int i = 0; i < kThreads; ++i) {
-    expected.push_back(Unwrap(chain(0.25f * static_cast<float>(i))));
-  }
-  std::atomic<int> mismatches{0};
-  std::atomic<int> errors{0};
-  std::vector<std::thread> threads;
-  for (int i = 0; i < kThreads; ++i) {
-    threads.emplace_back([&, i] {
-      for (int it = 0; it < kIterations; ++it) {
-        Maybe<std::vector<float>> got = chain(0.25f * static_cast<float>(i));
-        if (!got.ok()) {
-          ++errors;
-        } else if (!AllNear(got.value(), expected[static_cast<size_t>(i)], 1e-5f)) {
-          ++mismatches;
-        }
-      }
-    });
-  }
-  for (std::thread& thread : threads) {
-    thread.join();
-  }
-  EXPECT_EQ(errors, 0);
-  EXPECT_EQ(mismatches, 0);
+  const ThreadRunCounts counts = RunChainsOnThreads(4, 40, a, b, [](int i) { return 0.25 * i; });
+  EXPECT_EQ(counts.errors, 0);
+  EXPECT_EQ(counts.mismatches, 0);
 }
 
 }  // namespace

@@ -1,11 +1,15 @@
 #include "tests/support/test_util.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <random>
+#include <thread>
 
 #include "oneflow_lite/framework/op_test_spec.h"
+#include "oneflow_lite/functional/functional.h"
+#include "oneflow_lite/functional/operators.h"
 
 namespace oflite {
 namespace test {
@@ -85,6 +89,49 @@ bool AllNear(const std::vector<float>& got, const std::vector<float>& expected, 
     }
   }
   return true;
+}
+
+Maybe<std::vector<float>> CallChain(const Tensor& a, const Tensor& b, double shift) {
+  Tensor t;
+  OFLITE_ASSIGN_OR_RETURN(t, functional::MatMul(a, b));
+  OFLITE_ASSIGN_OR_RETURN(t, t + shift);
+  OFLITE_ASSIGN_OR_RETURN(t, functional::Softmax(t, 0));
+  OFLITE_ASSIGN_OR_RETURN(t, functional::LogSoftmax(t, -1));
+  return t.ToVector<float>();
+}
+
+ThreadRunCounts RunChainsOnThreads(
+    int threads, int iterations, const Tensor& a, const Tensor& b,
+    const std::function<double(int)>& shift,
+    const std::function<Maybe<std::shared_ptr<void>>(int)>& context) {
+  std::vector<std::vector<float>> expected;
+  for (int i = 0; i < threads; ++i) {
+    expected.push_back(Unwrap(CallChain(a, b, shift(i))));
+  }
+  std::atomic<int> errors{0};
+  std::atomic<int> mismatches{0};
+  std::vector<std::thread> running;
+  for (int i = 0; i < threads; ++i) {
+    running.emplace_back([&, i] {
+      Maybe<std::shared_ptr<void>> held = context ? context(i) : std::shared_ptr<void>();
+      if (!held.ok()) {
+        ++errors;
+        return;
+      }
+      for (int it = 0; it < iterations; ++it) {
+        Maybe<std::vector<float>> got = CallChain(a, b, shift(i));
+        if (!got.ok()) {
+          ++errors;
+        } else if (!AllNear(got.value(), expected[static_cast<size_t>(i)], 1e-5f)) {
+          ++mismatches;
+        }
+      }
+    });
+  }
+  for (std::thread& thread : running) {
+    thread.join();
+  }
+  return {errors.load(), mismatches.load()};
 }
 
 void ExpectAllClose(const std::vector<double>& actual, const std::vector<double>& expected,

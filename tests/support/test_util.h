@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -54,6 +56,21 @@ double SmallestNormal(DataType dtype);
 // Whether every |got - expected| <= tol * max(1, |expected|), for checks made off the test's
 // thread (gtest's assertions belong on it): e.g. results of concurrent calls.
 bool AllNear(const std::vector<float>& got, const std::vector<float>& expected, float tol);
+
+// The thread-safety tests' chain of calls: log_softmax(softmax(a @ b + shift, 0), -1).
+Maybe<std::vector<float>> CallChain(const Tensor& a, const Tensor& b, double shift);
+// Runs CallChain(a, b, shift(i)) `iterations` times on each thread i of `threads`, after
+// `context(i)` made on that thread what it needs while it runs (e.g. a stream scope; may be
+// empty), and counts the calls that failed and the results not AllNear (1e-5) the one-thread
+// result.
+struct ThreadRunCounts {
+  int errors = 0;
+  int mismatches = 0;
+};
+ThreadRunCounts RunChainsOnThreads(
+    int threads, int iterations, const Tensor& a, const Tensor& b,
+    const std::function<double(int)>& shift,
+    const std::function<Maybe<std::shared_ptr<void>>(int)>& context = {});
 // Relative comparison: |a - e| <= tol * max(|e|, scale[i], floor) for each element (scale may
 // be empty); NaN must match NaN, infinities must match exactly. Reports the first misses.
 void ExpectAllClose(const std::vector<double>& actual, const std::vector<double>& expected,

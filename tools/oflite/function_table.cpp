@@ -84,12 +84,9 @@ Maybe<Tensor> CallCast(const std::vector<Tensor>& t, const AttrMap& a) {
   return functional::Cast(t[0], dtype);
 }
 Maybe<Tensor> CallMatMul(const std::vector<Tensor>& t, const AttrMap& a) {
-  bool transpose_a = false, transpose_b = false;
-  double alpha = 1;
-  OFLITE_ASSIGN_OR_RETURN(transpose_a, a.Get<bool>("transpose_a"));
-  OFLITE_ASSIGN_OR_RETURN(transpose_b, a.Get<bool>("transpose_b"));
-  OFLITE_ASSIGN_OR_RETURN(alpha, a.Get<double>("alpha"));
-  return functional::MatMul(t[0], t[1], transpose_a, transpose_b, alpha);
+  MatMulArgs m;
+  OFLITE_ASSIGN_OR_RETURN(m, GetMatMulArgs(a));
+  return functional::MatMul(t[0], t[1], m.transpose_a, m.transpose_b, m.alpha);
 }
 
 Maybe<Tensor> CallFusedMatmulBiasAct(const std::vector<Tensor>& t, const AttrMap& a) {
@@ -223,6 +220,14 @@ Maybe<const FunctionEntry*> FindFunction(const std::string& name) {
   }
   return OFLITE_ERROR(ValueError) << "unknown function '" << name << "' (known: " << Join(known)
                                   << ", or any op `oflite ops` lists)";
+}
+
+Maybe<MatMulArgs> GetMatMulArgs(const AttrMap& args) {
+  MatMulArgs m;
+  OFLITE_ASSIGN_OR_RETURN(m.transpose_a, args.Get<bool>("transpose_a"));
+  OFLITE_ASSIGN_OR_RETURN(m.transpose_b, args.Get<bool>("transpose_b"));
+  OFLITE_ASSIGN_OR_RETURN(m.alpha, args.Get<double>("alpha"));
+  return m;
 }
 
 Maybe<AttrMap> ParseArgs(const FunctionEntry& function, const std::vector<std::string>& pairs) {

@@ -25,6 +25,13 @@ const std::vector<FunctionEntry>& Functions();
 // `run` and `bench` so), with the op's own attrs as arguments. ValueError listing the known
 // names when `name` is neither.
 Maybe<const FunctionEntry*> FindFunction(const std::string& name);
+// matmul's arguments (transpose_a, transpose_b, alpha) from completed args.
+struct MatMulArgs {
+  bool transpose_a = false;
+  bool transpose_b = false;
+  double alpha = 1;
+};
+Maybe<MatMulArgs> GetMatMulArgs(const AttrMap& args);
 // Parses NAME=VALUE pairs by each argument's type and fills defaults; errors name the argument.
 Maybe<AttrMap> ParseArgs(const FunctionEntry& function, const std::vector<std::string>& pairs);
 

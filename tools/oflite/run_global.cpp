@@ -44,12 +44,9 @@ Maybe<GlobalTensor> TransposeWith(const char* arg, const std::vector<GlobalTenso
 }
 
 Maybe<GlobalTensor> MatMul(const std::vector<GlobalTensor>& t, const AttrMap& a) {
-  bool transpose_a = false, transpose_b = false;
-  double alpha = 1;
-  OFLITE_ASSIGN_OR_RETURN(transpose_a, a.Get<bool>("transpose_a"));
-  OFLITE_ASSIGN_OR_RETURN(transpose_b, a.Get<bool>("transpose_b"));
-  OFLITE_ASSIGN_OR_RETURN(alpha, a.Get<double>("alpha"));
-  return functional::MatMul(t[0], t[1], transpose_a, transpose_b, alpha);
+  MatMulArgs m;
+  OFLITE_ASSIGN_OR_RETURN(m, GetMatMulArgs(a));
+  return functional::MatMul(t[0], t[1], m.transpose_a, m.transpose_b, m.alpha);
 }
 
 // The functions with global forms; any other name that is an op runs by name with its attrs.
