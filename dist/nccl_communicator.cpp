@@ -359,11 +359,12 @@ Maybe<std::unique_ptr<Communicator>> NewNcclCommunicator(GlooCommunicator* cpu, 
       << "dist::GetCommunicator(cuda): rank 0 could not make NCCL's unique id";
 
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-  // Blocking: on a nonblocking communicator every collective cost about 0.1 ms more (256 MB
-  // between two H200s). Every rank has just passed the CPU group's broadcast and sum above, so
-  // init waits only for peers that are alive and taking part; a peer that dies during it breaks
-  // NCCL's bootstrap connections, an error rather than a hang.
-  config.blocking = 1;
+  // Nonblocking, so that no call waits on a stalled peer past the timeout: NCCL connects lazily
+  // inside the enqueueing calls, which a blocking communicator would wait in without a bound.
+  // OFLITE_NCCL_BLOCKING=1 trades that for speed: about 0.1 ms less a collective between two
+  // H200s (256 MB), with a stalled peer able to hang a call.
+  const char* blocking = std::getenv("OFLITE_NCCL_BLOCKING");
+  config.blocking = blocking != nullptr && std::string(blocking) == "1" ? 1 : 0;
   ncclComm_t comm = nullptr;
   ncclResult_t result =
       ncclCommInitRankConfig(&comm, cpu->size(), bootstrap.id, cpu->rank(), &config);
