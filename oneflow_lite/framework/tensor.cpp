@@ -28,6 +28,9 @@ Storage::Storage(void* ptr, size_t bytes, Device device, std::function<void()> d
 
 Storage::~Storage() {
   if (allocator_ == nullptr) {
+    for (Use& use : uses_) {  // our work on the caller's memory ends before the caller gets it
+      static_cast<void>(use.event->Synchronize());
+    }
     if (deleter_) {
       deleter_();
     }

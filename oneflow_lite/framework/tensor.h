@@ -50,11 +50,13 @@ class Storage {
   // Notes that the work queued on `stream` so far uses the memory: an event marks that point
   // now (unlike PyTorch's record_stream, which records when the memory is freed, so call this
   // after queuing the work), and before the memory goes back to the allocator its allocation
-  // stream waits for the event (the host waits where no event can be made). The runtime
+  // stream waits for the event (the host waits where no event can be made). Memory the caller
+  // lent has no stream of ours to order its return on: the host waits for the recorded work
+  // before its deleter runs (a DLPack producer knows nothing of our streams). The runtime
   // records each call's stream after queuing the call; a no-op for the allocation stream and
-  // for memory the caller owns (its owner orders its reuse).
+  // for CPU memory (CPU work is done when launched).
   void RecordStream(ep::Stream* stream) {
-    if (allocator_ != nullptr && stream != stream_) {
+    if (stream != stream_ && device_.type() != DeviceType::kCPU) {
       RecordOtherStream(stream);
     }
   }

@@ -188,7 +188,7 @@ TEST(StorageRecordStreamTest, TheAllocationStreamWaitsForTheLastUseOfEachOtherSt
   void* ptr = Unwrap(allocator.Allocate(64, &own));
   std::vector<int> records;
   {
-    Storage storage(&allocator, ptr, 64, Device::Cpu(), &own);
+    Storage storage(&allocator, ptr, 64, Device::Cuda(0), &own);  // a GPU's (stand-in streams)
     storage.RecordStream(&own);  // its own stream: nothing to wait for
     storage.RecordStream(&other);
     storage.RecordStream(&third);
@@ -213,7 +213,7 @@ TEST(StorageRecordStreamTest, WithoutAnAllocationStreamTheHostWaitsForTheEvents)
   RecordingStream other;
   void* ptr = Unwrap(allocator.Allocate(64, nullptr));
   {
-    Storage storage(&allocator, ptr, 64, Device::Cpu());
+    Storage storage(&allocator, ptr, 64, Device::Cuda(0));
     storage.RecordStream(&other);
     EXPECT_EQ(other.made.size(), 1u);
   }
@@ -221,7 +221,7 @@ TEST(StorageRecordStreamTest, WithoutAnAllocationStreamTheHostWaitsForTheEvents)
   EXPECT_EQ(allocator.frees, 1);
 }
 
-TEST(StorageRecordStreamTest, CallersMemoryIsLeftToItsOwnerDeleterOnce) {
+TEST(StorageRecordStreamTest, CallersCpuMemoryGoesBackAtOnceDeleterOnce) {
   RecordingStream other;
   std::vector<float> memory(4);
   int deleted = 0;
@@ -231,6 +231,28 @@ TEST(StorageRecordStreamTest, CallersMemoryIsLeftToItsOwnerDeleterOnce) {
   }
   EXPECT_TRUE(other.made.empty());
   EXPECT_EQ(deleted, 1);
+}
+
+// A GPU's memory lent by the caller (DLPack) goes back only after the work we queued on it: the
+// host waits for its recorded uses, then runs the deleter (stand-in streams: no GPU needed).
+TEST(StorageRecordStreamTest, CallersGpuMemoryGoesBackAfterOurWorkOnIt) {
+  RecordingStream first, second;
+  std::vector<float> memory(4);
+  int deleted = 0;
+  int waits_before_delete = -1;
+  {
+    Storage storage(memory.data(), 16, Device::Cuda(0), [&] {
+      ++deleted;
+      waits_before_delete = first.event_syncs + second.event_syncs;
+    });
+    storage.RecordStream(&first);
+    storage.RecordStream(&second);
+    storage.RecordStream(&first);  // a later use of first: its event moves there
+    EXPECT_EQ(deleted, 0);
+  }
+  EXPECT_EQ(deleted, 1);
+  EXPECT_EQ(waits_before_delete, 2);
+  EXPECT_EQ(first.made.size(), 1u);
 }
 
 TEST(CachingAllocatorBinsTest, AFreedBlockServesOnlyItsOwnStream) {
