@@ -6,6 +6,7 @@
 // rank that failed first and how.
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -115,8 +116,20 @@ bool Failed(int status) { return !WIFEXITED(status) || WEXITSTATUS(status) != 0;
 
 // The child side of fork: its environment, its output into the pipes, then PROGRAM.
 [[noreturn]] void ExecRank(const LaunchOptions& options, int rank, const std::string& rendezvous,
-                           int out_fd, int err_fd) {
+                           int out_fd, int err_fd, pid_t launcher) {
   setpgid(0, 0);  // its own process group, so that terminating it reaches what it started
+  // Ends with launch, however launch ends (even SIGKILL); the check covers a launch that died
+  // before the request was made.
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid() != launcher) {
+    _exit(128 + SIGTERM);
+  }
+  // A rank in a background process group that read the terminal would be stopped (SIGTTIN).
+  const int null_in = open("/dev/null", O_RDONLY);
+  if (null_in >= 0) {
+    dup2(null_in, STDIN_FILENO);
+    close(null_in);
+  }
   dup2(out_fd, STDOUT_FILENO);
   dup2(err_fd, STDERR_FILENO);
   const std::string n = std::to_string(options.nproc);
@@ -130,8 +143,9 @@ bool Failed(int status) { return !WIFEXITED(status) || WEXITSTATUS(status) != 0;
     seconds << options.timeout;
     setenv("OFLITE_DIST_TIMEOUT", seconds.str().c_str(), 1);
   }
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
+  for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) {
+    std::signal(signal, SIG_DFL);
+  }
   std::vector<char*> argv;
   for (const std::string& arg : options.command) {
     argv.push_back(const_cast<char*>(arg.c_str()));
@@ -191,10 +205,17 @@ int LaunchCommand(const LaunchOptions& options) {
 
   struct sigaction interrupt = {};
   interrupt.sa_handler = OnInterrupt;
-  struct sigaction old_int = {};
-  struct sigaction old_term = {};
-  sigaction(SIGINT, &interrupt, &old_int);
-  sigaction(SIGTERM, &interrupt, &old_term);
+  // A hang-up (a closed terminal or ssh session) or a quit ends the ranks as an interrupt does;
+  // a closed reader of launch's output is a write error, not the end of launch.
+  const int handled[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+  struct sigaction old_handlers[4] = {};
+  for (int i = 0; i < 4; ++i) {
+    sigaction(handled[i], &interrupt, &old_handlers[i]);
+  }
+  struct sigaction ignore = {};
+  ignore.sa_handler = SIG_IGN;
+  struct sigaction old_pipe = {};
+  sigaction(SIGPIPE, &ignore, &old_pipe);
 
   std::vector<Rank> ranks(options.nproc);
   std::cout.flush();
@@ -207,9 +228,10 @@ int LaunchCommand(const LaunchOptions& options) {
       g_interrupted = SIGTERM;  // terminate the ranks started so far
       break;
     }
+    const pid_t launcher = getpid();
     const pid_t pid = fork();
     if (pid == 0) {
-      ExecRank(options, r, rendezvous, out_pipe[1], err_pipe[1]);
+      ExecRank(options, r, rendezvous, out_pipe[1], err_pipe[1], launcher);
     }
     close(out_pipe[1]);
     close(err_pipe[1]);
@@ -306,8 +328,10 @@ int LaunchCommand(const LaunchOptions& options) {
       }
     }
   }
-  sigaction(SIGINT, &old_int, nullptr);
-  sigaction(SIGTERM, &old_term, nullptr);
+  for (int i = 0; i < 4; ++i) {
+    sigaction(handled[i], &old_handlers[i], nullptr);
+  }
+  sigaction(SIGPIPE, &old_pipe, nullptr);
   std::error_code ignored;
   std::filesystem::remove_all(rendezvous, ignored);
 
