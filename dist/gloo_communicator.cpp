@@ -74,20 +74,25 @@ Maybe<void> CheckCpuStream(const char* name, ep::Stream* stream) {
   return Ok();
 }
 
-// The words each rank contributes to Agree: kind, dtype, root, count, then one count per rank.
-constexpr int kCallWords = 4;
+// The words each rank contributes to Agree: kind, dtype, root, count, whether the call is valid
+// here, then one count per rank (AllToAll: sent to each), then AllToAll's received from each.
+constexpr int kCallWords = 5;
 
-std::vector<int64_t> CallWords(const CollectiveCall& call, int size) {
-  std::vector<int64_t> words(kCallWords + size, 0);
+void CopyCounts(const std::vector<int64_t>* counts, int size, int64_t* words) {
+  if (counts != nullptr && static_cast<int>(counts->size()) == size) {
+    std::copy(counts->begin(), counts->end(), words);
+  }
+}
+
+std::vector<int64_t> CallWords(const CollectiveCall& call, int size, bool valid) {
+  std::vector<int64_t> words(kCallWords + 2 * size, 0);
   words[0] = static_cast<int64_t>(call.kind);
   words[1] = static_cast<int64_t>(call.dtype);
   words[2] = call.root;
   words[3] = call.count;
-  if (call.counts != nullptr) {
-    for (int r = 0; r < size; ++r) {
-      words[kCallWords + r] = (*call.counts)[r];
-    }
-  }
+  words[4] = valid ? 1 : 0;
+  CopyCounts(call.counts, size, words.data() + kCallWords);
+  CopyCounts(call.recv_counts, size, words.data() + kCallWords + size);
   return words;
 }
 
@@ -174,16 +179,16 @@ Maybe<void> GlooCommunicator::Guarded(CollectiveKind kind, Fn&& fn) {
   }
 }
 
-Maybe<void> GlooCommunicator::Agree(const CollectiveCall& call) {
-  return Guarded(call.kind, [&] { return AgreeLocked(call); });
+Maybe<void> GlooCommunicator::Agree(const CollectiveCall& call, bool valid) {
+  return Guarded(call.kind, [&] { return AgreeLocked(call, valid); });
 }
 
-Maybe<void> GlooCommunicator::AgreeLocked(const CollectiveCall& call) {
+Maybe<void> GlooCommunicator::AgreeLocked(const CollectiveCall& call, bool valid) {
   if (size_ == 1) {
     return Ok();
   }
   const char* name = CollectiveName(call.kind);
-  std::vector<int64_t> mine = CallWords(call, size_);
+  std::vector<int64_t> mine = CallWords(call, size_, valid);
   std::vector<int64_t> all(mine.size() * size_);
   gloo::AllgatherOptions options(context_);
   options.setInput(mine.data(), mine.size());
@@ -191,8 +196,26 @@ Maybe<void> GlooCommunicator::AgreeLocked(const CollectiveCall& call) {
   options.setTag(NextTag());
   options.setTimeout(timeout_);
   gloo::allgather(options);
+  const size_t stride = mine.size();
+  if (!valid) {
+    return Ok();  // every rank has seen this rank's flag; the caller reports its own reason
+  }
+  for (int p = 0; p < size_; ++p) {  // first, as every rank sees it: a call invalid somewhere
+    OFLITE_CHECK_OR_RETURN(all[p * stride + 4] == 1, ValueError)
+        << name << ": rank " << p << " passed arguments it found invalid (it reports which)";
+  }
+  for (int p = 0; p < size_ && call.kind == CollectiveKind::kAllToAll; ++p) {
+    // The whole matrix, alike on every rank: what p sends q is what q expects from p.
+    for (int q = 0; q < size_; ++q) {
+      const int64_t sent = all[p * stride + kCallWords + q];
+      const int64_t expected = all[q * stride + kCallWords + size_ + p];
+      OFLITE_CHECK_OR_RETURN(sent == expected, ValueError)
+          << name << ": rank " << p << " sends " << sent << " elements to rank " << q
+          << ", which expects recv_counts[" << p << "]=" << expected;
+    }
+  }
   for (int p = 0; p < size_; ++p) {
-    const int64_t* theirs = all.data() + p * mine.size();
+    const int64_t* theirs = all.data() + p * stride;
     if (p == rank_) {
       continue;
     }
@@ -211,12 +234,7 @@ Maybe<void> GlooCommunicator::AgreeLocked(const CollectiveCall& call) {
         << name << ": rank " << p << " passed count " << theirs[3] << ", this rank (" << rank_
         << ") " << mine[3];
     const std::vector<int64_t> their_counts(theirs + kCallWords, theirs + kCallWords + size_);
-    if (call.kind == CollectiveKind::kAllToAll) {
-      OFLITE_CHECK_OR_RETURN(their_counts[rank_] == (*call.recv_counts)[p], ValueError)
-          << name << ": rank " << p << " sends " << their_counts[rank_]
-          << " elements to this rank (" << rank_ << "), which expects recv_counts[" << p
-          << "]=" << (*call.recv_counts)[p];
-    } else if (call.counts != nullptr) {
+    if (call.kind != CollectiveKind::kAllToAll && call.counts != nullptr) {
       OFLITE_CHECK_OR_RETURN(their_counts == *call.counts, ValueError)
           << name << ": rank " << p << " passed counts " << Join(their_counts) << ", this rank ("
           << rank_ << ") " << Join(*call.counts);
@@ -232,10 +250,14 @@ Maybe<void> GlooCommunicator::AllGather(const void* in, void* out,
   call.kind = CollectiveKind::kAllGather;
   call.dtype = dtype;
   call.counts = &counts;
-  OFLITE_JUST(CheckCpuStream("AllGather", stream));
-  OFLITE_JUST(ValidateCall(call, rank_, size_, in, out));
+  // A call only this rank finds invalid still meets the others, so that all of them fail.
+  Maybe<void> valid = CheckCpuStream("AllGather", stream);
+  if (valid.ok()) {
+    valid = ValidateCall(call, rank_, size_, in, out);
+  }
   return Guarded(call.kind, [&]() -> Maybe<void> {
-    OFLITE_JUST(AgreeLocked(call));
+    OFLITE_JUST(AgreeLocked(call, valid.ok()));
+    OFLITE_JUST(valid);
     const size_t element = DataTypeSize(dtype);
     int64_t offset = 0;
     for (int r = 0; r < rank_; ++r) {
@@ -269,10 +291,14 @@ Maybe<void> GlooCommunicator::AllReduceSum(const void* in, void* out, int64_t co
   call.kind = CollectiveKind::kAllReduceSum;
   call.dtype = dtype;
   call.count = count;
-  OFLITE_JUST(CheckCpuStream("AllReduceSum", stream));
-  OFLITE_JUST(ValidateCall(call, rank_, size_, in, out));
+  // A call only this rank finds invalid still meets the others, so that all of them fail.
+  Maybe<void> valid = CheckCpuStream("AllReduceSum", stream);
+  if (valid.ok()) {
+    valid = ValidateCall(call, rank_, size_, in, out);
+  }
   return Guarded(call.kind, [&]() -> Maybe<void> {
-    OFLITE_JUST(AgreeLocked(call));
+    OFLITE_JUST(AgreeLocked(call, valid.ok()));
+    OFLITE_JUST(valid);
     const size_t bytes = count * DataTypeSize(dtype);
     if (size_ == 1 || count == 0) {
       if (bytes > 0 && in != out) {
@@ -303,10 +329,14 @@ Maybe<void> GlooCommunicator::ReduceScatterSum(const void* in, void* out,
   call.kind = CollectiveKind::kReduceScatterSum;
   call.dtype = dtype;
   call.counts = &counts;
-  OFLITE_JUST(CheckCpuStream("ReduceScatterSum", stream));
-  OFLITE_JUST(ValidateCall(call, rank_, size_, in, out));
+  // A call only this rank finds invalid still meets the others, so that all of them fail.
+  Maybe<void> valid = CheckCpuStream("ReduceScatterSum", stream);
+  if (valid.ok()) {
+    valid = ValidateCall(call, rank_, size_, in, out);
+  }
   return Guarded(call.kind, [&]() -> Maybe<void> {
-    OFLITE_JUST(AgreeLocked(call));
+    OFLITE_JUST(AgreeLocked(call, valid.ok()));
+    OFLITE_JUST(valid);
     const size_t element = DataTypeSize(dtype);
     const int64_t block = counts[rank_];
     if (size_ == 1 || Sum(counts) == 0) {
@@ -349,10 +379,14 @@ Maybe<void> GlooCommunicator::AllToAll(const void* in, const std::vector<int64_t
   call.dtype = dtype;
   call.counts = &send_counts;
   call.recv_counts = &recv_counts;
-  OFLITE_JUST(CheckCpuStream("AllToAll", stream));
-  OFLITE_JUST(ValidateCall(call, rank_, size_, in, out));
+  // A call only this rank finds invalid still meets the others, so that all of them fail.
+  Maybe<void> valid = CheckCpuStream("AllToAll", stream);
+  if (valid.ok()) {
+    valid = ValidateCall(call, rank_, size_, in, out);
+  }
   return Guarded(call.kind, [&]() -> Maybe<void> {
-    OFLITE_JUST(AgreeLocked(call));
+    OFLITE_JUST(AgreeLocked(call, valid.ok()));
+    OFLITE_JUST(valid);
     const size_t element = DataTypeSize(dtype);
     // Every rank takes part, even one that sends and receives nothing: its peers wait for
     // its empty messages.
@@ -382,10 +416,14 @@ Maybe<void> GlooCommunicator::Broadcast(void* buffer, int64_t count, DataType dt
   call.dtype = dtype;
   call.count = count;
   call.root = root;
-  OFLITE_JUST(CheckCpuStream("Broadcast", stream));
-  OFLITE_JUST(ValidateCall(call, rank_, size_, buffer, buffer));
+  // A call only this rank finds invalid still meets the others, so that all of them fail.
+  Maybe<void> valid = CheckCpuStream("Broadcast", stream);
+  if (valid.ok()) {
+    valid = ValidateCall(call, rank_, size_, buffer, buffer);
+  }
   return Guarded(call.kind, [&]() -> Maybe<void> {
-    OFLITE_JUST(AgreeLocked(call));
+    OFLITE_JUST(AgreeLocked(call, valid.ok()));
+    OFLITE_JUST(valid);
     if (size_ == 1 || count == 0) {
       return Ok();
     }

@@ -71,14 +71,14 @@ class GlooCommunicator final : public Communicator {
   // data moves, so that ranks that disagree get a ValueError naming the rank and the argument
   // instead of a transport error, a hang or an abort. The NCCL communicator checks its calls
   // with it too.
-  Maybe<void> Agree(const CollectiveCall& call);
+  Maybe<void> Agree(const CollectiveCall& call, bool valid = true);
 
  private:
   // Runs fn (returning Maybe<void>) under the lock; a Gloo exception becomes a DeviceError
   // naming the collective, and fails every later call.
   template <typename Fn>
   Maybe<void> Guarded(CollectiveKind kind, Fn&& fn);
-  Maybe<void> AgreeLocked(const CollectiveCall& call);
+  Maybe<void> AgreeLocked(const CollectiveCall& call, bool valid);
   uint32_t NextTag() { return next_tag_++; }
 
   std::shared_ptr<gloo::Context> context_;

@@ -9,8 +9,10 @@
 //                           AllReduceSum must fail with a DeviceError within the timeout
 //   never-join R            rank R sleeps past the timeout without joining (status 4); the
 //                           others' Init must fail with a DeviceError naming rank R
-//   disagree                the ranks pass different counts, then dtypes: a ValueError on every
-//                           rank, after which the communicator still works
+//   disagree                the ranks pass different counts, then dtypes, then AllToAll counts
+//                           that only one rank finds wrong, then a call only one rank finds
+//                           invalid: a ValueError on every rank each time, after which the
+//                           communicator still works
 //   world-size R            rank R says WORLD_SIZE+1: Init fails with a ValueError on each rank
 #include <chrono>
 #include <cstdlib>
@@ -133,6 +135,33 @@ int Disagree(oflite::dist::Communicator* comm) {
                                   rank == 0 ? oflite::DataType::kInt32 : oflite::DataType::kFloat32,
                                   0, nullptr),
                   ErrorKind::kValueError, "passed dtype", start, "Broadcast with another dtype");
+  if (status != 0) {
+    return status;
+  }
+  // Only rank 0 expects more from rank 1 than rank 1 sends: every rank sees the mismatch.
+  std::vector<int64_t> sends(size, 1);
+  std::vector<int64_t> recvs(size, 1);
+  if (rank == 0) {
+    recvs[1] = 3;
+  }
+  std::vector<float> a2a_in(size, 1.0f);
+  std::vector<float> a2a_out(size + 2, 0.0f);
+  start = Clock::now();
+  status = ExpectError(comm->AllToAll(a2a_in.data(), sends, a2a_out.data(), recvs,
+                                      oflite::DataType::kFloat32, nullptr),
+                       ErrorKind::kValueError, "sends 1 elements to rank 0, which expects", start,
+                       "AllToAll that only rank 0 finds wrong");
+  if (status != 0) {
+    return status;
+  }
+  // A call only rank 1 finds invalid (counts for too few ranks): every rank fails it at once.
+  std::vector<int64_t> short_counts(rank == 1 ? size - 1 : size, 1);
+  std::vector<float> gathered(size, 0.0f);
+  start = Clock::now();
+  status = ExpectError(comm->AllGather(a2a_in.data(), gathered.data(), short_counts,
+                                       oflite::DataType::kFloat32, nullptr),
+                       ErrorKind::kValueError, rank == 1 ? "counts" : "found invalid", start,
+                       "AllGather that only rank 1 finds invalid");
   if (status != 0) {
     return status;
   }
