@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -98,6 +99,7 @@ class NcclCommunicator final : public Communicator {
 
   Maybe<void> AllGather(const void* in, void* out, const std::vector<int64_t>& counts,
                         DataType dtype, ep::Stream* stream) override {
+    std::lock_guard<std::mutex> lock(mutex_);  // one collective at a time, in call order
     CollectiveCall call;
     call.kind = CollectiveKind::kAllGather;
     call.dtype = dtype;
@@ -128,6 +130,7 @@ class NcclCommunicator final : public Communicator {
 
   Maybe<void> AllReduceSum(const void* in, void* out, int64_t count, DataType dtype,
                            ep::Stream* stream) override {
+    std::lock_guard<std::mutex> lock(mutex_);  // one collective at a time, in call order
     CollectiveCall call;
     call.kind = CollectiveKind::kAllReduceSum;
     call.dtype = dtype;
@@ -141,6 +144,7 @@ class NcclCommunicator final : public Communicator {
 
   Maybe<void> ReduceScatterSum(const void* in, void* out, const std::vector<int64_t>& counts,
                                DataType dtype, ep::Stream* stream) override {
+    std::lock_guard<std::mutex> lock(mutex_);  // one collective at a time, in call order
     CollectiveCall call;
     call.kind = CollectiveKind::kReduceScatterSum;
     call.dtype = dtype;
@@ -173,6 +177,7 @@ class NcclCommunicator final : public Communicator {
   Maybe<void> AllToAll(const void* in, const std::vector<int64_t>& send_counts, void* out,
                        const std::vector<int64_t>& recv_counts, DataType dtype,
                        ep::Stream* stream) override {
+    std::lock_guard<std::mutex> lock(mutex_);  // one collective at a time, in call order
     CollectiveCall call;
     call.kind = CollectiveKind::kAllToAll;
     call.dtype = dtype;
@@ -204,6 +209,7 @@ class NcclCommunicator final : public Communicator {
 
   Maybe<void> Broadcast(void* buffer, int64_t count, DataType dtype, int root,
                         ep::Stream* stream) override {
+    std::lock_guard<std::mutex> lock(mutex_);  // one collective at a time, in call order
     CollectiveCall call;
     call.kind = CollectiveKind::kBroadcast;
     call.dtype = dtype;
@@ -313,6 +319,7 @@ class NcclCommunicator final : public Communicator {
   cudaEvent_t done_;
   std::chrono::milliseconds timeout_;
   bool check_calls_;  // the cross-rank check of each call's arguments (OFLITE_DIST_CHECK_CALLS)
+  std::mutex mutex_;  // threads sharing the communicator queue whole collectives, one by one
 };
 
 Maybe<void> CheckCuda(cudaError_t error, const char* what) {

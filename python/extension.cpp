@@ -172,10 +172,19 @@ nb::object ExportDLPack(const Tensor& self, nb::handle stream, nb::handle /*max_
                                  ", dl_device " + nb::cast<std::string>(nb::str(dl_device)) +
                                  " was asked for (move it with .to() first)");
   }
-  const bool no_sync =
-      !stream.is_none() && PyLong_Check(stream.ptr()) && PyLong_AsLongLong(stream.ptr()) == -1;
+  bool no_sync = false;
+  if (!stream.is_none() && PyLong_Check(stream.ptr())) {
+    int overflow = 0;  // a stream handle past long long is no -1: synchronize
+    no_sync = PyLong_AsLongLongAndOverflow(stream.ptr(), &overflow) == -1 && overflow == 0;
+    PyErr_Clear();
+  }
   if (self.DeviceType() == OFLITE_DEVICE_CUDA && !no_sync) {
-    Check(oflite_device_synchronize(DeviceName(self.DeviceType(), self.DeviceIndex()).text));
+    oflite_status* status = nullptr;
+    {
+      nb::gil_scoped_release release;  // other Python threads run while the device finishes
+      status = oflite_device_synchronize(DeviceName(self.DeviceType(), self.DeviceIndex()).text);
+    }
+    Check(status);
   }
   DLManagedTensor* managed = nullptr;
   Check(oflite_tensor_to_dlpack(self.get(), &managed));

@@ -1,5 +1,6 @@
 #include "oneflow_lite/framework/boxing.h"
 
+#include <limits>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -16,14 +17,19 @@ int64_t ScaledBoxingCost(const Sbp& from, const Sbp& to, int64_t bytes, int64_t 
   if (from == to || to.is_partial_sum() || from.is_broadcast()) {
     return 0;  // nothing, or local work only (B -> S, B -> P, S -> P)
   }
-  const int64_t n = world;
+  // In 128 bits, clamped: bytes * n^2 passes int64 for huge tensors on huge worlds, and the
+  // clamp keeps the comparison the same on every rank.
+  const __int128 n = world;
+  __int128 cost = 0;
   if (from.is_split() && to.is_split()) {
-    return bytes * (n - 1);  // all-to-all
+    cost = bytes * (n - 1);  // all-to-all
+  } else if (from.is_split()) {
+    cost = bytes * (n - 1) * n;  // all-gather
+  } else {
+    cost = bytes * (n - 1) * n * (to.is_broadcast() ? 2 : 1);  // all-reduce, reduce-scatter
   }
-  if (from.is_split()) {
-    return bytes * (n - 1) * n;  // all-gather
-  }
-  return bytes * (n - 1) * n * (to.is_broadcast() ? 2 : 1);  // all-reduce, reduce-scatter
+  const __int128 most = std::numeric_limits<int64_t>::max();
+  return static_cast<int64_t>(cost < most ? cost : most);
 }
 
 int64_t BoxingBytes(const Sbp& from, const Sbp& to, int64_t bytes, int64_t world) {

@@ -2,9 +2,9 @@
 // out as a hierarchy (1-D: the ranks in a row; the type can hold a 2-D grid, which global
 // tensors do not take yet). An NdSbp gives one Sbp per hierarchy dim.
 //
-// Shards of a split follow the balanced rule of OneFlow and torch.chunk-like uneven splits: a
-// dim of n elements split over k ranks gives rank r n / k elements, one more for the first
-// n % k ranks (a dim smaller than k leaves the last ranks empty).
+// Shards of a split follow OneFlow's balanced rule (not torch.chunk's, which may leave fewer
+// shards than ranks): a dim of n elements split over k ranks gives rank r n / k elements, one
+// more for the first n % k ranks (a dim smaller than k leaves the last ranks empty).
 //
 // The communicator a placement's collectives run on comes, per device type, from this thread's
 // innermost ScopedCommunicator, else from the process's provider (SetCommunicatorProvider,
