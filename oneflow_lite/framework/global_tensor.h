@@ -3,6 +3,9 @@
 // Local tensors and their calls are untouched by it: ops run on global tensors through
 // GlobalDispatch (global_dispatch.h) or functional's global overloads.
 //
+// It keeps its communicator's address: a global tensor made on the world's communicator must
+// not be used after dist::Shutdown (which destroys it), even if Init ran again.
+//
 // Making one is collective: every rank of the placement calls it, with the same placement and
 // SBP. The ranks first exchange what they hold (shape, dtype, SBP, device) with one small
 // all-gather and every rank checks all of it alike, so a disagreement (shapes, an SBP, a split
