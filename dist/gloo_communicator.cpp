@@ -179,6 +179,14 @@ Maybe<void> GlooCommunicator::Guarded(CollectiveKind kind, Fn&& fn) {
   }
 }
 
+// What this rank can check alone. A call only this rank finds invalid still meets the others
+// in AgreeLocked, so that all of them fail it.
+Maybe<void> GlooCommunicator::CheckHere(const CollectiveCall& call, ep::Stream* stream,
+                                        const void* in, const void* out) const {
+  OFLITE_JUST(CheckCpuStream(CollectiveName(call.kind), stream));
+  return ValidateCall(call, rank_, size_, in, out);
+}
+
 Maybe<void> GlooCommunicator::Agree(const CollectiveCall& call, bool valid) {
   return Guarded(call.kind, [&] { return AgreeLocked(call, valid); });
 }
@@ -250,11 +258,7 @@ Maybe<void> GlooCommunicator::AllGather(const void* in, void* out,
   call.kind = CollectiveKind::kAllGather;
   call.dtype = dtype;
   call.counts = &counts;
-  // A call only this rank finds invalid still meets the others, so that all of them fail.
-  Maybe<void> valid = CheckCpuStream("AllGather", stream);
-  if (valid.ok()) {
-    valid = ValidateCall(call, rank_, size_, in, out);
-  }
+  const Maybe<void> valid = CheckHere(call, stream, in, out);
   return Guarded(call.kind, [&]() -> Maybe<void> {
     OFLITE_JUST(AgreeLocked(call, valid.ok()));
     OFLITE_JUST(valid);
@@ -291,11 +295,7 @@ Maybe<void> GlooCommunicator::AllReduceSum(const void* in, void* out, int64_t co
   call.kind = CollectiveKind::kAllReduceSum;
   call.dtype = dtype;
   call.count = count;
-  // A call only this rank finds invalid still meets the others, so that all of them fail.
-  Maybe<void> valid = CheckCpuStream("AllReduceSum", stream);
-  if (valid.ok()) {
-    valid = ValidateCall(call, rank_, size_, in, out);
-  }
+  const Maybe<void> valid = CheckHere(call, stream, in, out);
   return Guarded(call.kind, [&]() -> Maybe<void> {
     OFLITE_JUST(AgreeLocked(call, valid.ok()));
     OFLITE_JUST(valid);
@@ -329,11 +329,7 @@ Maybe<void> GlooCommunicator::ReduceScatterSum(const void* in, void* out,
   call.kind = CollectiveKind::kReduceScatterSum;
   call.dtype = dtype;
   call.counts = &counts;
-  // A call only this rank finds invalid still meets the others, so that all of them fail.
-  Maybe<void> valid = CheckCpuStream("ReduceScatterSum", stream);
-  if (valid.ok()) {
-    valid = ValidateCall(call, rank_, size_, in, out);
-  }
+  const Maybe<void> valid = CheckHere(call, stream, in, out);
   return Guarded(call.kind, [&]() -> Maybe<void> {
     OFLITE_JUST(AgreeLocked(call, valid.ok()));
     OFLITE_JUST(valid);
@@ -379,11 +375,7 @@ Maybe<void> GlooCommunicator::AllToAll(const void* in, const std::vector<int64_t
   call.dtype = dtype;
   call.counts = &send_counts;
   call.recv_counts = &recv_counts;
-  // A call only this rank finds invalid still meets the others, so that all of them fail.
-  Maybe<void> valid = CheckCpuStream("AllToAll", stream);
-  if (valid.ok()) {
-    valid = ValidateCall(call, rank_, size_, in, out);
-  }
+  const Maybe<void> valid = CheckHere(call, stream, in, out);
   return Guarded(call.kind, [&]() -> Maybe<void> {
     OFLITE_JUST(AgreeLocked(call, valid.ok()));
     OFLITE_JUST(valid);
@@ -416,11 +408,7 @@ Maybe<void> GlooCommunicator::Broadcast(void* buffer, int64_t count, DataType dt
   call.dtype = dtype;
   call.count = count;
   call.root = root;
-  // A call only this rank finds invalid still meets the others, so that all of them fail.
-  Maybe<void> valid = CheckCpuStream("Broadcast", stream);
-  if (valid.ok()) {
-    valid = ValidateCall(call, rank_, size_, buffer, buffer);
-  }
+  const Maybe<void> valid = CheckHere(call, stream, buffer, buffer);
   return Guarded(call.kind, [&]() -> Maybe<void> {
     OFLITE_JUST(AgreeLocked(call, valid.ok()));
     OFLITE_JUST(valid);

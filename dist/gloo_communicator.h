@@ -79,6 +79,8 @@ class GlooCommunicator final : public Communicator {
   template <typename Fn>
   Maybe<void> Guarded(CollectiveKind kind, Fn&& fn);
   Maybe<void> AgreeLocked(const CollectiveCall& call, bool valid);
+  Maybe<void> CheckHere(const CollectiveCall& call, ep::Stream* stream, const void* in,
+                        const void* out) const;
   uint32_t NextTag() { return next_tag_++; }
 
   std::shared_ptr<gloo::Context> context_;

@@ -50,9 +50,9 @@ class Communicator {
                                        ep::Stream* stream) = 0;
   // Rank r sends send_counts[p] elements (at the offset of the counts before p) to each p and
   // receives recv_counts[p] from each p into `out` in rank order.
-  virtual Maybe<void> AllToAll(const void* in, const std::vector<int64_t>& send_counts,
-                               void* out, const std::vector<int64_t>& recv_counts,
-                               DataType dtype, ep::Stream* stream) = 0;
+  virtual Maybe<void> AllToAll(const void* in, const std::vector<int64_t>& send_counts, void* out,
+                               const std::vector<int64_t>& recv_counts, DataType dtype,
+                               ep::Stream* stream) = 0;
   // `buffer` (count elements) on every rank = root's.
   virtual Maybe<void> Broadcast(void* buffer, int64_t count, DataType dtype, int root,
                                 ep::Stream* stream) = 0;

@@ -107,8 +107,8 @@ TEST(GlobalDispatchTest, MatmulOnThreeRanksUneven) {
   const std::vector<double> b = test::RoundTo(test::RandomValues(k * n, 22), DataType::kFloat32);
   const std::vector<double> expected = MatmulReference(a, b, m, k, n);
   for (const auto& layout : std::vector<std::pair<Sbp, Sbp>>{{SplitSbp(0), BroadcastSbp()},
-                                                              {BroadcastSbp(), SplitSbp(1)},
-                                                              {SplitSbp(1), SplitSbp(1)}}) {
+                                                             {BroadcastSbp(), SplitSbp(1)},
+                                                             {SplitSbp(1), SplitSbp(1)}}) {
     const Sbp sa = layout.first, sb = layout.second;  // C++17 lambdas cannot capture bindings
     ThreadGroup::Run(3, [&](int rank, ThreadCommunicator*) {
       GlobalTensor out = test::Unwrap(
