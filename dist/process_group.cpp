@@ -15,8 +15,8 @@
 #include <sstream>
 #include <thread>
 
-#include "dist/gloo_communicator.h"
 #include "dist/nccl_communicator.h"
+#include "dist/world.h"
 
 namespace oflite {
 namespace dist {
@@ -38,21 +38,13 @@ class RendezvousStore final : public gloo::rendezvous::FileStore {
   std::chrono::milliseconds timeout_;
 };
 
-struct ProcessGroup {
-  WorldSpec spec;
-  std::unique_ptr<GlooCommunicator> cpu;
-  std::unique_ptr<Communicator> cuda;
-};
-
 std::mutex g_mutex;
 std::unique_ptr<ProcessGroup> g_group;  // guarded by g_mutex
 // Each Init of this process uses keys of its own in the store, so that a world joined again
 // after Shutdown does not meet the first one's keys (every rank counts the same).
 int g_generation = 0;
 
-std::chrono::milliseconds TimeoutOf(const WorldSpec& spec) {
-  return std::chrono::milliseconds(static_cast<int64_t>(spec.timeout_seconds * 1000));
-}
+thread_local ProcessGroup* t_world = nullptr;
 
 std::string JoinRecord(const WorldSpec& spec) {
   char host[256] = {};
@@ -153,6 +145,26 @@ Maybe<std::unique_ptr<ProcessGroup>> Connect(const WorldSpec& spec, int generati
   try {
     RendezvousStore store(spec.rendezvous_dir, timeout);
     OFLITE_JUST(Join(spec, prefix, &store));
+    OFLITE_ASSIGN_OR_RETURN(group->cpu, ConnectMesh(spec, store, prefix));
+  } catch (const std::exception& e) {
+    return OFLITE_ERROR(DeviceError)
+           << "dist::Init: rank " << spec.rank << " of " << spec.world_size
+           << " could not join the rendezvous file:" << spec.rendezvous_dir << ": " << e.what();
+  }
+  return group;
+}
+
+}  // namespace
+
+std::chrono::milliseconds TimeoutOf(const WorldSpec& spec) {
+  return std::chrono::milliseconds(static_cast<int64_t>(spec.timeout_seconds * 1000));
+}
+
+Maybe<std::unique_ptr<GlooCommunicator>> ConnectMesh(const WorldSpec& spec,
+                                                     gloo::rendezvous::Store& store,
+                                                     const std::string& prefix) {
+  const auto timeout = TimeoutOf(spec);
+  try {
     gloo::transport::tcp::attr attr;
     if (const char* iface = std::getenv("OFLITE_DIST_IFACE")) {
       attr.iface = iface;
@@ -168,20 +180,23 @@ Maybe<std::unique_ptr<ProcessGroup>> Connect(const WorldSpec& spec, int generati
     context->setTimeout(timeout);
     gloo::rendezvous::PrefixStore mesh_store(prefix + "mesh.", store);
     context->connectFullMesh(mesh_store, device);
-    group->cpu =
-        std::make_unique<GlooCommunicator>(std::move(context), spec.rank, spec.world_size, timeout);
+    return std::make_unique<GlooCommunicator>(std::move(context), spec.rank, spec.world_size,
+                                              timeout);
   } catch (const std::exception& e) {
     return OFLITE_ERROR(DeviceError)
            << "dist::Init: rank " << spec.rank << " of " << spec.world_size
-           << " could not connect to its peers (rendezvous file:" << spec.rendezvous_dir
-           << ", timeout " << spec.timeout_seconds << " s): " << e.what();
+           << " could not connect to its peers (timeout " << spec.timeout_seconds
+           << " s): " << e.what();
   }
-  return group;
 }
 
-}  // namespace
+ProcessGroup* ThreadWorld() { return t_world; }
+void SetThreadWorld(ProcessGroup* group) { t_world = group; }
 
 Maybe<void> Init() {
+  if (t_world != nullptr) {
+    return Ok();  // a thread rank's world lasts as long as its RunThreadRanks
+  }
   std::lock_guard<std::mutex> lock(g_mutex);
   if (g_group != nullptr) {
     return Ok();
@@ -193,11 +208,17 @@ Maybe<void> Init() {
 }
 
 bool IsInitialized() {
+  if (t_world != nullptr) {
+    return true;
+  }
   std::lock_guard<std::mutex> lock(g_mutex);
   return g_group != nullptr;
 }
 
 void Shutdown() {
+  if (t_world != nullptr) {
+    return;  // RunThreadRanks ends a thread rank's world
+  }
   std::unique_ptr<ProcessGroup> group;
   {
     std::lock_guard<std::mutex> lock(g_mutex);
@@ -219,50 +240,53 @@ void Shutdown() {
   group->cpu.reset();
 }
 
-int Rank() {
+namespace {
+
+// The calling thread's world spec: its thread rank's, else the process's (a world of 1 before
+// Init).
+WorldSpec CurrentSpec() {
+  if (t_world != nullptr) {
+    return t_world->spec;
+  }
   std::lock_guard<std::mutex> lock(g_mutex);
-  return g_group != nullptr ? g_group->spec.rank : 0;
+  return g_group != nullptr ? g_group->spec : WorldSpec();
 }
 
-int WorldSize() {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  return g_group != nullptr ? g_group->spec.world_size : 1;
-}
-
-int LocalRank() {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  return g_group != nullptr ? g_group->spec.local_rank : 0;
-}
-
-int LocalWorldSize() {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  return g_group != nullptr ? g_group->spec.local_world_size : 1;
-}
-
-double TimeoutSeconds() {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  return g_group != nullptr ? g_group->spec.timeout_seconds : kDefaultTimeoutSeconds;
-}
-
-Maybe<Communicator*> GetCommunicator(DeviceType device_type) {
-  OFLITE_JUST(Init());
-  std::lock_guard<std::mutex> lock(g_mutex);
-  OFLITE_CHECK_OR_RETURN(g_group != nullptr, RuntimeError)
-      << "dist::GetCommunicator: the process group was shut down while being asked for";
+// The world's communicator for `device_type`, made on first use for CUDA.
+Maybe<Communicator*> CommunicatorOf(ProcessGroup* group, DeviceType device_type) {
   switch (device_type) {
     case DeviceType::kCPU:
-      return static_cast<Communicator*>(g_group->cpu.get());
+      return static_cast<Communicator*>(group->cpu.get());
     case DeviceType::kCUDA:
-      if (g_group->cuda == nullptr) {
-        OFLITE_ASSIGN_OR_RETURN(g_group->cuda,
-                                NewNcclCommunicator(g_group->cpu.get(), g_group->spec.local_rank,
-                                                    TimeoutOf(g_group->spec)));
+      if (group->cuda == nullptr) {
+        OFLITE_ASSIGN_OR_RETURN(
+            group->cuda,
+            NewNcclCommunicator(group->cpu.get(), group->spec.local_rank, TimeoutOf(group->spec)));
       }
-      return g_group->cuda.get();
+      return group->cuda.get();
   }
   return OFLITE_ERROR(ValueError) << "dist::GetCommunicator: device type "
                                   << static_cast<int>(device_type)
                                   << " is not a DeviceType (expected cpu or cuda)";
+}
+
+}  // namespace
+
+int Rank() { return CurrentSpec().rank; }
+int WorldSize() { return CurrentSpec().world_size; }
+int LocalRank() { return CurrentSpec().local_rank; }
+int LocalWorldSize() { return CurrentSpec().local_world_size; }
+double TimeoutSeconds() { return CurrentSpec().timeout_seconds; }
+
+Maybe<Communicator*> GetCommunicator(DeviceType device_type) {
+  if (t_world != nullptr) {
+    return CommunicatorOf(t_world, device_type);
+  }
+  OFLITE_JUST(Init());
+  std::lock_guard<std::mutex> lock(g_mutex);
+  OFLITE_CHECK_OR_RETURN(g_group != nullptr, RuntimeError)
+      << "dist::GetCommunicator: the process group was shut down while being asked for";
+  return CommunicatorOf(g_group.get(), device_type);
 }
 
 }  // namespace dist

@@ -73,6 +73,20 @@ double TimeoutSeconds();
 // lives until Shutdown.
 Maybe<Communicator*> GetCommunicator(DeviceType device_type);
 
+// One process driving several GPUs: runs body(rank) on `size` threads, each a rank of a world
+// of its own, and returns when all have returned. In thread r this header's functions answer for
+// that world: Rank() r, WorldSize() and LocalWorldSize() `size`, LocalRank() r (its GPU is
+// cuda:r), GetCommunicator gives the world's (Gloo over loopback for CPU memory, NCCL for CUDA
+// memory, made on the first call as above), Init does nothing and Shutdown leaves the world,
+// which ends with RunThreadRanks; global tensors made in the thread use it. The timeout is
+// OFLITE_DIST_TIMEOUT's; launcher variables around the process play no part. Errors: ValueError
+// for a size outside 1..1024, RuntimeError when called from a thread rank, DeviceError when a
+// rank could not connect to the others (its body does not run; the others' collectives then
+// fail within the timeout).
+Maybe<void> RunThreadRanks(int size, const std::function<void(int rank)>& body);
+// Whether the calling thread is a rank of RunThreadRanks.
+bool IsThreadRank();
+
 }  // namespace dist
 }  // namespace oflite
 

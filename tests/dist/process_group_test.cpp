@@ -244,6 +244,80 @@ TEST_F(WorldOfOneTest, NcclEveryCollectiveOnTheGpu) {
       "AllReduceSum: the CUDA communicator needs a CUDA stream (got none)");
 }
 
+// Ranks as threads of this process: each sees a world of its own, with working communicators,
+// while the process' own world stays as it was.
+TEST_F(WorldOfOneTest, ThreadRanksEachSeeTheirWorld) {
+  constexpr int kRanks = 3;
+  std::vector<std::string> seen(kRanks);
+  Maybe<void> ran = dist::RunThreadRanks(kRanks, [&](int rank) {
+    std::string& out = seen[static_cast<size_t>(rank)];
+    dist::Shutdown();  // leaves a thread rank's world in place
+    if (!dist::IsThreadRank() || !dist::Init().ok() || !dist::IsInitialized()) {
+      out = "not a thread rank";
+      return;
+    }
+    Maybe<dist::Communicator*> comm = dist::GetCommunicator(DeviceType::kCPU);
+    if (!comm.ok()) {
+      out = comm.error().ToString();
+      return;
+    }
+    Maybe<int64_t> checked = dist_test::CheckCollectives(comm.value(), Device::Cpu());
+    int64_t sum = rank + 1;
+    Maybe<void> summed = comm.value()->AllReduceSum(&sum, &sum, 1, DataType::kInt64, nullptr);
+    Maybe<void> nested = dist::RunThreadRanks(1, [](int) {});
+    out = std::to_string(dist::Rank()) + "/" + std::to_string(dist::WorldSize()) + " local " +
+          std::to_string(dist::LocalRank()) + "/" + std::to_string(dist::LocalWorldSize()) +
+          " comm " + std::to_string(comm.value()->rank()) + "/" +
+          std::to_string(comm.value()->size()) + " checks " +
+          (checked.ok() ? "ok" : checked.error().ToString()) + " sum " + std::to_string(sum) +
+          " nested " + (nested.ok() ? "ok" : ErrorKindName(nested.error().kind()));
+  });
+  ASSERT_TRUE(ran.ok()) << ran.error().ToString();
+  for (int r = 0; r < kRanks; ++r) {
+    const std::string me = std::to_string(r);
+    EXPECT_EQ(seen[static_cast<size_t>(r)],
+              me + "/3 local " + me + "/3 comm " + me + "/3 checks ok sum 6 nested RuntimeError");
+  }
+  EXPECT_FALSE(dist::IsThreadRank());
+  EXPECT_FALSE(dist::IsInitialized());  // the process joined no world
+  EXPECT_EQ(dist::WorldSize(), 1);
+}
+
+TEST_F(WorldOfOneTest, ThreadRanksBadSizeIsAValueError) {
+  for (int size : {0, -1, 1025}) {
+    bool ran = false;
+    Maybe<void> result = dist::RunThreadRanks(size, [&](int) { ran = true; });
+    ASSERT_FALSE(result.ok()) << size;
+    EXPECT_EQ(result.error().kind(), ErrorKind::kValueError);
+    EXPECT_NE(result.error().message().find("size must be in 1..1024, got " + std::to_string(size)),
+              std::string::npos)
+        << result.error().message();
+    EXPECT_FALSE(ran);
+  }
+}
+
+// One process driving a GPU per thread: NCCL between the threads (needs 2 GPUs).
+TEST_F(WorldOfOneTest, ThreadRanksNcclOnTwoGpus) {
+  if (ep::DeviceCount(DeviceType::kCUDA) < 2) {
+    GTEST_SKIP() << "fewer than 2 GPUs visible";
+  }
+  std::vector<std::string> seen(2);
+  Maybe<void> ran = dist::RunThreadRanks(2, [&](int rank) {
+    Maybe<dist::Communicator*> comm = dist::GetCommunicator(DeviceType::kCUDA);
+    if (!comm.ok()) {
+      seen[static_cast<size_t>(rank)] = comm.error().ToString();
+      return;
+    }
+    Maybe<int64_t> checked = dist_test::CheckCollectives(comm.value(), Device::Cuda(rank));
+    seen[static_cast<size_t>(rank)] =
+        checked.ok() ? std::to_string(checked.value()) : checked.error().ToString();
+  });
+  ASSERT_TRUE(ran.ok()) << ran.error().ToString();
+  const std::string expected = std::to_string(21 * static_cast<int64_t>(AllDataTypes().size()));
+  EXPECT_EQ(seen[0], expected);
+  EXPECT_EQ(seen[1], expected);
+}
+
 // `oflite launch` runs: the exit status, everything printed (both streams), the seconds taken.
 struct LaunchResult {
   int status = -1;

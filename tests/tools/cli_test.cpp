@@ -67,6 +67,14 @@ bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
+size_t Count(const std::string& text, const std::string& part) {
+  size_t n = 0;
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) {
+    ++n;
+  }
+  return n;
+}
+
 struct CliResult {
   bool exited = false;  // false: killed by a signal (a crash)
   int status = -1;      // the exit status when exited
@@ -1121,7 +1129,16 @@ TEST_F(CliTest, BenchMatMulErrors) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// oflite run --nproc: global tensors across ranks (processes through oflite launch)
+// oflite run --nproc: global tensors across ranks (processes through oflite launch, or with
+// --threads threads of one process)
+
+// `args` as they are, then with --threads.
+std::vector<std::vector<std::string>> AsProcessesAndThreads(std::vector<std::string> args) {
+  std::vector<std::vector<std::string>> both{args};
+  args.push_back("--threads");
+  both.push_back(args);
+  return both;
+}
 
 // The product of a (m, k) and b (k, n), row-major, in double.
 std::vector<double> Product(const std::vector<double>& a, const std::vector<double>& b, int64_t m,
@@ -1144,15 +1161,19 @@ TEST_F(CliTest, RunOnRanksPicksTheSignatureOfTheInputsAndGathersTheResult) {
   const std::string a_in = WriteInput("a.npy", a, {7, 5}, DataType::kFloat32);
   const std::string b_in = WriteInput("b.npy", b, {5, 4}, DataType::kFloat32);
   const std::string out = File("c.npy");
-  const CliResult r = Run({"run", "matmul", "--in", a_in, "--in", b_in, "--out", out, "--nproc",
-                           "2", "--sbp", "a=S(0)", "--verbose"});
-  ASSERT_TRUE(r.exited && r.status == 0) << r;
-  // 7 rows on 2 ranks: 4 and 3; the rows stay split through the product, then gather.
-  EXPECT_TRUE(Contains(r.out, "matmul: a:S(0) b:B out:S(0)")) << r;
-  EXPECT_TRUE(Contains(r.out, "S(0) -> B all-gather")) << r;
-  const Tensor c = Unwrap(npy::Load(out));
-  EXPECT_EQ(c.shape(), (Shape{7, 4}));
-  ExpectAllClose(ToDoubles(c), Product(a, b, 7, 5, 4), 1e-5, "matmul a:S(0) on 2 ranks");
+  for (const auto& args :
+       AsProcessesAndThreads({"run", "matmul", "--in", a_in, "--in", b_in, "--out", out, "--nproc",
+                              "2", "--sbp", "a=S(0)", "--verbose"})) {
+    std::filesystem::remove(out);
+    const CliResult r = Run(args);
+    ASSERT_TRUE(r.exited && r.status == 0) << r;
+    // 7 rows on 2 ranks: 4 and 3; the rows stay split through the product, then gather.
+    EXPECT_TRUE(Contains(r.out, "matmul: a:S(0) b:B out:S(0)")) << r;
+    EXPECT_TRUE(Contains(r.out, "S(0) -> B all-gather")) << r;
+    const Tensor c = Unwrap(npy::Load(out));
+    EXPECT_EQ(c.shape(), (Shape{7, 4}));
+    ExpectAllClose(ToDoubles(c), Product(a, b, 7, 5, 4), 1e-5, "matmul a:S(0) on 2 ranks");
+  }
 }
 
 TEST_F(CliTest, RunOnRanksBoxesAnInputSplitAlongTheSoftmaxAxis) {
@@ -1160,12 +1181,16 @@ TEST_F(CliTest, RunOnRanksBoxesAnInputSplitAlongTheSoftmaxAxis) {
   const std::vector<double> x = RoundTo(RandomValues(36, 303), DataType::kFloat32);
   const std::string in = WriteInput("x.npy", x, shape, DataType::kFloat32);
   const std::string out = File("y.npy");
-  const CliResult r = Run({"run", "softmax", "--in", in, "--arg", "dim=1", "--out", out, "--nproc",
-                           "3", "--sbp", "x=S(1)", "--verbose"});
-  ASSERT_TRUE(r.exited && r.status == 0) << r;
-  EXPECT_TRUE(Contains(r.out, "S(1) -> S(0) all-to-all")) << r;  // softmax cannot split its axis
-  ExpectAllClose(ToDoubles(Unwrap(npy::Load(out))), ReferenceSoftmax(x, shape, 1, false), 1e-5,
-                 "softmax dim=1 of x:S(1) on 3 ranks");
+  for (const auto& args :
+       AsProcessesAndThreads({"run", "softmax", "--in", in, "--arg", "dim=1", "--out", out,
+                              "--nproc", "3", "--sbp", "x=S(1)", "--verbose"})) {
+    std::filesystem::remove(out);
+    const CliResult r = Run(args);
+    ASSERT_TRUE(r.exited && r.status == 0) << r;
+    EXPECT_TRUE(Contains(r.out, "S(1) -> S(0) all-to-all")) << r;  // softmax cannot split its axis
+    ExpectAllClose(ToDoubles(Unwrap(npy::Load(out))), ReferenceSoftmax(x, shape, 1, false), 1e-5,
+                   "softmax dim=1 of x:S(1) on 3 ranks");
+  }
 }
 
 TEST_F(CliTest, RunOnRanksAddsPartialSums) {
@@ -1174,16 +1199,20 @@ TEST_F(CliTest, RunOnRanksAddsPartialSums) {
   const std::string x_in = WriteInput("x.npy", x, {2, 5}, DataType::kFloat32);
   const std::string y_in = WriteInput("y.npy", y, {2, 5}, DataType::kFloat32);
   const std::string out = File("z.npy");
-  const CliResult r = Run({"run", "add", "--in", x_in, "--in", y_in, "--out", out, "--nproc", "2",
-                           "--sbp", "x=P", "--sbp", "y=P", "--verbose"});
-  ASSERT_TRUE(r.exited && r.status == 0) << r;
-  EXPECT_TRUE(Contains(r.out, "add: x:P y:P z:P")) << r;  // P + P stays P until the gather
-  EXPECT_TRUE(Contains(r.out, "P -> B all-reduce")) << r;
   std::vector<double> sum;
   for (size_t i = 0; i < x.size(); ++i) {
     sum.push_back(x[i] + y[i]);
   }
-  ExpectAllClose(ToDoubles(Unwrap(npy::Load(out))), sum, 1e-6, "x:P + y:P on 2 ranks");
+  for (const auto& args :
+       AsProcessesAndThreads({"run", "add", "--in", x_in, "--in", y_in, "--out", out, "--nproc",
+                              "2", "--sbp", "x=P", "--sbp", "y=P", "--verbose"})) {
+    std::filesystem::remove(out);
+    const CliResult r = Run(args);
+    ASSERT_TRUE(r.exited && r.status == 0) << r;
+    EXPECT_TRUE(Contains(r.out, "add: x:P y:P z:P")) << r;  // P + P stays P until the gather
+    EXPECT_TRUE(Contains(r.out, "P -> B all-reduce")) << r;
+    ExpectAllClose(ToDoubles(Unwrap(npy::Load(out))), sum, 1e-6, "x:P + y:P on 2 ranks");
+  }
 }
 
 TEST_F(CliTest, RunOnRanksRefusesABadSbpOnEveryRank) {
@@ -1214,6 +1243,37 @@ TEST_F(CliTest, OptestOnRanksProvesSignaturesWithOnePieceARank) {
   EXPECT_TRUE(Contains(r.out, "[0] PASS matmul cpu float32: 4 cases")) << r;
   EXPECT_TRUE(Contains(r.out, "[0] 2 passed, 0 failed")) << r;
   EXPECT_FALSE(Contains(r.out, "[1] ")) << r;  // rank 0 alone reports
+}
+
+TEST_F(CliTest, OnThreadRanksRank0ReportsAndErrorsComeFromEveryRank) {
+  const CliResult r = Run({"optest", "--nproc", "3", "--threads", "--device", "cpu", "--op",
+                           "matmul", "--op", "transpose", "--dtype", "float32", "--cases", "4"});
+  ASSERT_TRUE(r.exited && r.status == 0) << r;
+  EXPECT_TRUE(StartsWith(r.out, "PASS matmul cpu float32: 4 cases")) << r;
+  EXPECT_EQ(Count(r.out, "passed, 0 failed"), 1u) << r;  // one closing line: rank 0's
+  const std::string in = WriteInput("x.npy", RandomValues(6, 307), {2, 3}, DataType::kFloat32);
+  const CliResult bad = Run({"run", "softmax", "--in", in, "--out", File("never.npy"), "--nproc",
+                             "2", "--threads", "--sbp", "x=Q"});
+  EXPECT_EQ(bad.status, 1) << bad;
+  EXPECT_EQ(Count(bad.err, "oflite: ValueError: --sbp: 'Q' is not an SBP"), 2u) << bad;
+}
+
+// One process driving two GPUs, a thread each (needs 2 GPUs).
+TEST_F(CliTest, RunOnThreadRanksDrivesTwoGpus) {
+  if (ep::DeviceCount(DeviceType::kCUDA) < 2) {
+    GTEST_SKIP() << "fewer than 2 GPUs visible";
+  }
+  const std::vector<double> a = RoundTo(RandomValues(6 * 5, 308), DataType::kFloat32);
+  const std::vector<double> b = RoundTo(RandomValues(5 * 8, 309), DataType::kFloat32);
+  const std::string a_in = WriteInput("a.npy", a, {6, 5}, DataType::kFloat32);
+  const std::string b_in = WriteInput("b.npy", b, {5, 8}, DataType::kFloat32);
+  const std::string out = File("c.npy");
+  const CliResult r = Run({"run", "matmul", "--in", a_in, "--in", b_in, "--out", out, "--device",
+                           "cuda", "--nproc", "2", "--threads", "--sbp", "b=S(1)", "--verbose"});
+  ASSERT_TRUE(r.exited && r.status == 0) << r;
+  EXPECT_TRUE(Contains(r.out, "matmul: a:B b:S(1) out:S(1)")) << r;
+  ExpectAllClose(ToDoubles(Unwrap(npy::Load(out))), Product(a, b, 6, 5, 8), 1e-4,
+                 "matmul b:S(1) on 2 GPUs of one process");
 }
 
 }  // namespace

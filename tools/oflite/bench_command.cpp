@@ -657,7 +657,7 @@ Maybe<void> Bench(const BenchOptions& options) {
 
 int BenchCommand(const BenchOptions& options) {
   if (options.global && options.nproc > 1 && !IsRank()) {
-    return LaunchSelf(options.nproc);
+    return LaunchSelf(options.nproc, options.threads, [&] { return BenchCommand(options); });
   }
   const Maybe<void> result = Bench(options);
   return result.ok() ? 0 : ReportError(result.error());

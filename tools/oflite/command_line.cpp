@@ -5,6 +5,10 @@ namespace cli {
 
 namespace {
 
+constexpr const char* kThreadsHelp =
+    "Under --nproc: the ranks are threads of this process, one GPU each (cuda:RANK), instead "
+    "of processes";
+
 void AddRun(CLI::App* app, RunOptions* o) {
   CLI::App* run = app->add_subcommand("run", "Call a functional API on .npy files");
   run->add_option("function", o->function, "snake_case name, e.g. softmax")->required();
@@ -19,6 +23,7 @@ void AddRun(CLI::App* app, RunOptions* o) {
   run->add_option("--sbp", o->sbps, "NAME=SBP of an input under --nproc: S(axis), B or P");
   run->add_flag("--verbose", o->verbose,
                 "Under --nproc: print each call's SBP signature and boxing steps");
+  run->add_flag("--threads", o->threads, kThreadsHelp);
 }
 
 void AddBench(CLI::App* app, BenchOptions* o) {
@@ -46,6 +51,7 @@ void AddBench(CLI::App* app, BenchOptions* o) {
   bench->add_flag("--global", o->global,
                   "Boxing bandwidth and parallel matmuls of a global --shape R,C on --nproc ranks");
   bench->add_option("--nproc", o->nproc, "Ranks for --global")->check(CLI::Range(1, 64));
+  bench->add_flag("--threads", o->threads, kThreadsHelp);
 }
 
 void AddOptest(CLI::App* app, OptestOptions* o) {
@@ -66,6 +72,7 @@ void AddOptest(CLI::App* app, OptestOptions* o) {
       ->add_option("--nproc", o->nproc,
                    "Prove SBP signatures on N ranks (processes), one piece a rank")
       ->check(CLI::Range(1, 64));
+  optest->add_flag("--threads", o->threads, kThreadsHelp);
 }
 
 void AddLaunch(CLI::App* app, LaunchOptions* o) {

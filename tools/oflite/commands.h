@@ -23,6 +23,7 @@ struct RunOptions {
   int nproc = 0;                  // > 1: on global tensors across that many ranks
   std::vector<std::string> sbps;  // NAME=SBP per input under --nproc; B where not given
   bool verbose = false;           // under --nproc: the signatures and boxing steps
+  bool threads = false;           // under --nproc: ranks are threads of this process
 };
 
 struct BenchOptions {
@@ -40,6 +41,7 @@ struct BenchOptions {
   int64_t calls = 20000;      // calls per --overhead run
   bool global = false;        // boxing and parallel matmuls across ranks (bench_global.h)
   int nproc = 0;              // ranks for --global
+  bool threads = false;       // the ranks are threads of this process
 };
 
 // `oflite optest`: see optest_command.cpp.
@@ -52,7 +54,8 @@ struct OptestOptions {
   int64_t case_index = -1;  // -1: every case
   std::string json;         // report file; empty: none
   bool list = false;
-  int nproc = 0;  // > 1: prove SBP signatures on that many ranks (ranks.h)
+  int nproc = 0;         // > 1: prove SBP signatures on that many ranks (ranks.h)
+  bool threads = false;  // the ranks are threads of this process
 };
 
 // `oflite launch`: see launch_command.cpp.

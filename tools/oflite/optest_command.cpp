@@ -80,18 +80,25 @@ Maybe<void> WriteJson(const std::string& path, const optest::Report& report) {
   return Ok();
 }
 
-int RunAndPrint(const optest::Options& options, const std::string& json_path) {
+// `show`: print the groups, the progress line and the closing line (one rank of several
+// prints; every rank reaches the same verdict).
+int RunAndPrint(const optest::Options& options, const std::string& json_path, bool show = true) {
   ProgressLine progress;
   optest::Callbacks callbacks;
-  callbacks.progress = [&](const std::string& what) { progress.Show("optest: " + what); };
-  callbacks.group_done = [&](const optest::Group& group) {
-    progress.Clear();
-    std::cout << optest::GroupLines(group, options.seed);
-  };
+  if (show) {
+    callbacks.progress = [&](const std::string& what) { progress.Show("optest: " + what); };
+    callbacks.group_done = [&](const optest::Group& group) {
+      progress.Clear();
+      std::cout << optest::GroupLines(group, options.seed);
+    };
+  }
   const Maybe<optest::Report> report = optest::Run(options, callbacks);
   progress.Clear();
   if (!report.ok()) {
     return ReportError(report.error());
+  }
+  if (!show) {
+    return report.value().failed() > 0 ? 1 : 0;
   }
   if (!json_path.empty()) {
     const Maybe<void> written = WriteJson(json_path, report.value());
@@ -135,7 +142,7 @@ int OptestCommand(const OptestOptions& cli) {
   }
   if (cli.nproc > 1 && !cli.list) {
     if (!IsRank()) {
-      return LaunchSelf(cli.nproc);
+      return LaunchSelf(cli.nproc, cli.threads, [&] { return OptestCommand(cli); });
     }
     // Pieces travel between ranks as host values, whatever device runs them.
     Maybe<dist::Communicator*> ranks = JoinRanks(cli.nproc, DeviceType::kCPU);
@@ -162,10 +169,8 @@ int OptestCommand(const OptestOptions& cli) {
     if (!gpus.value() && on_ranks.devices.empty()) {
       on_ranks.devices = {DeviceType::kCPU};
     }
-    if (ranks.value()->rank() != 0) {  // every rank reaches the same verdict; rank 0 reports it
-      std::cout.setstate(std::ios::badbit);
-    }
-    return RunAndPrint(on_ranks, ranks.value()->rank() == 0 ? cli.json : "");
+    const bool first = ranks.value()->rank() == 0;  // every rank reaches the same verdict
+    return RunAndPrint(on_ranks, first ? cli.json : "", first);
   }
   if (cli.list) {
     const Maybe<std::vector<optest::ListEntry>> entries = optest::List(options.value());

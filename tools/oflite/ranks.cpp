@@ -18,9 +18,18 @@ std::vector<std::string>& SelfCommandStorage() {
 
 void SetSelfCommand(int argc, char** argv) { SelfCommandStorage().assign(argv, argv + argc); }
 
-bool IsRank() { return std::getenv("RANK") != nullptr; }
+bool IsRank() { return std::getenv("RANK") != nullptr || dist::IsThreadRank(); }
 
-int LaunchSelf(int nproc) {
+int LaunchSelf(int nproc, bool threads, const std::function<int()>& as_rank) {
+  if (threads) {
+    std::vector<int> status(static_cast<size_t>(nproc), 0);
+    const Maybe<void> ran = dist::RunThreadRanks(
+        nproc, [&](int rank) { status[static_cast<size_t>(rank)] = as_rank(); });
+    if (!ran.ok()) {
+      return ReportError(ran.error());
+    }
+    return *std::max_element(status.begin(), status.end());
+  }
   LaunchOptions launch;
   launch.nproc = nproc;
   launch.command = SelfCommandStorage();

@@ -1,9 +1,11 @@
-// `--nproc N` of `oflite optest` and `oflite run`: the same command line on N ranks. Outside a
-// launch the command starts N copies of itself through `oflite launch`; each copy, finding
-// itself a rank (RANK in its environment), joins the world and does its part.
+// `--nproc N` of `oflite optest`, `run` and `bench --global`: the same command on N ranks.
+// Outside a launch the command starts N copies of itself through `oflite launch`; each copy,
+// finding itself a rank (RANK in its environment), joins the world and does its part. With
+// `--threads` the ranks are threads of this one process instead, one GPU each.
 #ifndef ONEFLOW_LITE_TOOLS_OFLITE_RANKS_H_
 #define ONEFLOW_LITE_TOOLS_OFLITE_RANKS_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -17,10 +19,12 @@ namespace cli {
 // main's arguments, for starting the command again.
 void SetSelfCommand(int argc, char** argv);
 
-// Whether this process is a rank of a launch (RANK is set).
+// Whether this process is a rank of a launch (RANK is set), or this thread a thread rank.
 bool IsRank();
-// Runs this command line on `nproc` ranks (oflite launch) and returns the launch's exit status.
-int LaunchSelf(int nproc);
+// Runs the command on `nproc` ranks and returns the worst exit status: as processes, this
+// command line again through `oflite launch`; with `threads`, as_rank() on nproc thread ranks
+// of this process (dist::RunThreadRanks).
+int LaunchSelf(int nproc, bool threads, const std::function<int()>& as_rank);
 // On a rank: joins the world (dist::Init) and returns its communicator for memory of `type`;
 // ValueError when the world is not of `nproc` ranks.
 Maybe<dist::Communicator*> JoinRanks(int nproc, DeviceType type);

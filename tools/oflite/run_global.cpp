@@ -166,7 +166,7 @@ Maybe<void> RunGlobal(const RunOptions& options) {
 
 int RunOnRanks(const RunOptions& options) {
   if (!IsRank()) {
-    return LaunchSelf(options.nproc);
+    return LaunchSelf(options.nproc, options.threads, [&] { return RunOnRanks(options); });
   }
   const Maybe<void> result = RunGlobal(options);
   return result.ok() ? 0 : ReportError(result.error());

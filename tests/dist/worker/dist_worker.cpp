@@ -14,6 +14,11 @@
 //                           invalid: a ValueError on every rank each time, after which the
 //                           communicator still works
 //   world-size R            rank R says WORLD_SIZE+1: Init fails with a ValueError on each rank
+//   threads N collectives|boxing [cpu|cuda]
+//                           that mode's checks on N thread ranks of this one process
+//                           (dist::RunThreadRanks; on CUDA thread r drives cuda:r), outside any
+//                           launch
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
@@ -31,7 +36,7 @@ using oflite::ErrorKind;
 using oflite::Maybe;
 using Clock = std::chrono::steady_clock;
 
-int g_rank = -1;
+thread_local int g_rank = -1;
 
 int Fail(const std::string& why) {
   std::cout << "rank " << g_rank << ": FAILED: " << why << std::endl;
@@ -191,6 +196,22 @@ int main(int argc, char** argv) {
   if (mode == "world-size" && g_rank == target) {
     const std::string bigger = std::to_string(std::atoi(std::getenv("WORLD_SIZE")) + 1);
     setenv("WORLD_SIZE", bigger.c_str(), 1);
+  }
+  if (mode == "threads") {
+    const std::string checks = argc > 3 ? argv[3] : "";
+    const std::string device = argc > 4 ? argv[4] : "cpu";
+    std::vector<int> status(static_cast<size_t>(std::max(target, 0)), 1);
+    const Maybe<void> ran = oflite::dist::RunThreadRanks(target, [&](int rank) {
+      g_rank = rank;
+      status[static_cast<size_t>(rank)] = checks == "collectives" ? Collectives(device)
+                                          : checks == "boxing"
+                                              ? Boxing(device)
+                                              : Fail("unknown checks \"" + checks + "\"");
+    });
+    if (!ran.ok()) {
+      return Fail(ran.error().ToString());
+    }
+    return *std::max_element(status.begin(), status.end());
   }
   auto start = Clock::now();
   const Maybe<void> joined = oflite::dist::Init();
