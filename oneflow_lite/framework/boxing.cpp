@@ -233,16 +233,62 @@ Maybe<Tensor> Scatter(const Boxing& b, const Tensor& shard, int64_t axis) {
   return Permute(b, out, FromFront(g.rank(), axis));
 }
 
-// S(axis) -> B.
+// t viewed as (a, c, run) and permuted to (c, a, run): two outer blocks of dims swap while runs
+// of `run` elements move whole (a view where a or c is 1).
+Maybe<Tensor> SwapOuter(const Boxing& b, const Tensor& t, int64_t a, int64_t c) {
+  Tensor blocks;
+  OFLITE_ASSIGN_OR_RETURN(blocks, t.View(Shape{a, c, a * c == 0 ? 0 : t.elem_cnt() / (a * c)}));
+  return Permute(b, blocks, {1, 0, 2});
+}
+
+// t with `axis` (even over the ranks) split into (n, t.shape[axis] / n) and the part index
+// moved to the front: each rank's part becomes one contiguous block, in t's axis order.
+Maybe<Tensor> PartsToFront(const Boxing& b, const Tensor& t, int64_t axis) {
+  return SwapOuter(b, t, t.shape().Count(0, axis), b.world);
+}
+
+// The inverse: n blocks, each of `shape` but for `axis` (shape[axis] / n there), with the part
+// index moved to just before `axis`, which joins them along it into a tensor of `shape`.
+Maybe<Tensor> PartsToAxis(const Boxing& b, const Tensor& blocks, const Shape& shape, int64_t axis) {
+  Tensor joined;
+  OFLITE_ASSIGN_OR_RETURN(joined, SwapOuter(b, blocks, b.world, shape.Count(0, axis)));
+  return joined.View(shape);
+}
+
+// The same for uneven parts: n blocks (the balanced parts of `axis`, in rank order) copied into
+// a new tensor of `shape`, a row of the dims before `axis` at a time.
+Maybe<Tensor> JoinBlocks(const Boxing& b, const Tensor& blocks, const Shape& shape, int64_t axis) {
+  Tensor out;
+  OFLITE_ASSIGN_OR_RETURN(out, b.Empty(shape));
+  const int64_t outer = shape.Count(0, axis);
+  const int64_t inner = shape.Count(axis + 1, shape.rank()) * static_cast<int64_t>(b.elem_size());
+  const char* src = static_cast<const char*>(blocks.data());
+  for (int64_t p = 0; p < b.world; ++p) {
+    const SplitRange part = BalancedSplit(shape[axis], b.world, p);
+    OFLITE_JUST(CopyRows(b, src, part.size * inner,
+                         static_cast<char*>(out.mut_data()) + part.begin * inner,
+                         shape[axis] * inner, part.size * inner, outer));
+    src += outer * part.size * inner;
+  }
+  blocks.storage()->RecordStream(b.stream);
+  return out;
+}
+
+// S(axis) -> B. Even parts: the shards gathered as they are, (n, shard), then one permute moving
+// n to just before axis (runs of a whole part's inner dims). Uneven: axis to the front and back.
 Maybe<Tensor> AllGather(const Boxing& b, const Tensor& shard, int64_t axis) {
   const int64_t rank = b.global.rank();
-  Tensor front, gathered;
-  OFLITE_ASSIGN_OR_RETURN(front, Permute(b, shard, ToFront(rank, axis)));
-  OFLITE_ASSIGN_OR_RETURN(gathered, b.Empty(Permuted(b.global, ToFront(rank, axis))));
-  OFLITE_JUST(b.communicator->AllGather(front.data(), gathered.mut_data(),
+  const bool even = b.global[axis] % b.world == 0;
+  Tensor send, gathered;
+  OFLITE_ASSIGN_OR_RETURN(send,
+                          even ? Maybe<Tensor>(shard) : Permute(b, shard, ToFront(rank, axis)));
+  OFLITE_ASSIGN_OR_RETURN(gathered,
+                          b.Empty(even ? b.global : Permuted(b.global, ToFront(rank, axis))));
+  OFLITE_JUST(b.communicator->AllGather(send.data(), gathered.mut_data(),
                                         SplitCounts(b, b.global, axis), b.dtype, b.stream));
-  front.storage()->RecordStream(b.stream);
-  return Permute(b, gathered, FromFront(rank, axis));
+  send.storage()->RecordStream(b.stream);
+  return even ? PartsToAxis(b, gathered, b.global, axis)
+              : Permute(b, gathered, FromFront(rank, axis));
 }
 
 // P -> B.
@@ -255,23 +301,28 @@ Maybe<Tensor> AllReduce(const Boxing& b, const Tensor& partial) {
   return out;
 }
 
-// P -> S(axis).
+// P -> S(axis). Even parts: one pack permute (the part index to the front), and the
+// reduce-scatter writes the shard itself. Uneven: axis to the front and back.
 Maybe<Tensor> ReduceScatter(const Boxing& b, const Tensor& partial, int64_t axis) {
   const int64_t rank = b.global.rank();
+  const bool even = b.global[axis] % b.world == 0;
   const Shape shard_shape = ShardShape(b.global, SplitSbp(axis), b.world, b.rank);
-  Tensor front, out;
-  OFLITE_ASSIGN_OR_RETURN(front, Permute(b, partial, ToFront(rank, axis)));
-  OFLITE_ASSIGN_OR_RETURN(out, b.Empty(Permuted(shard_shape, ToFront(rank, axis))));
-  OFLITE_JUST(b.communicator->ReduceScatterSum(front.data(), out.mut_data(),
+  Tensor send, out;
+  OFLITE_ASSIGN_OR_RETURN(
+      send, even ? PartsToFront(b, partial, axis) : Permute(b, partial, ToFront(rank, axis)));
+  OFLITE_ASSIGN_OR_RETURN(out,
+                          b.Empty(even ? shard_shape : Permuted(shard_shape, ToFront(rank, axis))));
+  OFLITE_JUST(b.communicator->ReduceScatterSum(send.data(), out.mut_data(),
                                                SplitCounts(b, b.global, axis), b.dtype, b.stream));
-  front.storage()->RecordStream(b.stream);
-  return Permute(b, out, FromFront(rank, axis));
+  send.storage()->RecordStream(b.stream);
+  return even ? Maybe<Tensor>(out) : Permute(b, out, FromFront(rank, axis));
 }
 
-// S(i) -> S(j), i != j. Each rank sends rank p the rows p holds along j, in the order
-// (j, other axes), and receives from each p a block (its rows along j, p's part of i, ...);
-// the blocks joined along i are the new shard.
-Maybe<Tensor> AllToAll(const Boxing& b, const Tensor& shard, int64_t i, int64_t j) {
+// S(i) -> S(j), i != j, through the front layout of j (the route for uneven parts of j). Each
+// rank sends rank p the rows p holds along j, in the order (j, other axes), and receives from
+// each p a block (its rows along j, p's part of i, ...); the blocks joined along i are the new
+// shard.
+Maybe<Tensor> AllToAllThroughFront(const Boxing& b, const Tensor& shard, int64_t i, int64_t j) {
   const Shape& g = b.global;
   const int64_t rank = g.rank();
   const int64_t n = b.world;
@@ -322,21 +373,35 @@ Maybe<Tensor> AllToAll(const Boxing& b, const Tensor& shard, int64_t i, int64_t 
     OFLITE_ASSIGN_OR_RETURN(ordered, Permute(b, blocks, perm));
     return ordered.View(out_shape);
   }
-  // Uneven parts along i: each block is copied into its place, a row of the outer dims at a time.
-  const Shape front_shape = Permuted(out_shape, ToFront(rank, j));
   Tensor front;
-  OFLITE_ASSIGN_OR_RETURN(front, b.Empty(front_shape));
-  const int64_t outer = front_shape.Count(0, k);
-  const int64_t inner = front_shape.Count(k + 1, rank) * static_cast<int64_t>(b.elem_size());
-  int64_t offset = 0;
-  for (int64_t p = 0; p < n; ++p) {
-    const SplitRange part = BalancedSplit(g[i], n, p);
-    OFLITE_JUST(CopyRows(b, static_cast<const char*>(recv.data()) + offset, part.size * inner,
-                         static_cast<char*>(front.mut_data()) + part.begin * inner, g[i] * inner,
-                         part.size * inner, outer));
-    offset += recv_counts[p] * static_cast<int64_t>(b.elem_size());
-  }
+  OFLITE_ASSIGN_OR_RETURN(front, JoinBlocks(b, recv, Permuted(out_shape, ToFront(rank, j)), k));
   return Permute(b, front, FromFront(rank, j));
+}
+
+// S(i) -> S(j), i != j. Even parts of j: one pack permute (a view for j = 0) sends each rank
+// its part of j as one block in the shard's axis order; the blocks received (p's part of i)
+// joined along i are the new shard: as they lie for i = 0, else by one permute (even parts of
+// i) or row copies. Uneven parts of j, or more rows than kMaxRowCopies to copy: through the
+// front layout of j.
+Maybe<Tensor> AllToAll(const Boxing& b, const Tensor& shard, int64_t i, int64_t j) {
+  const Shape& g = b.global;
+  const int64_t n = b.world;
+  const Shape out_shape = ShardShape(g, SplitSbp(j), n, b.rank);
+  const bool even_i = g[i] % n == 0;
+  if (g[j] % n != 0 || (i > 0 && !even_i && n * out_shape.Count(0, i) > kMaxRowCopies)) {
+    return AllToAllThroughFront(b, shard, i, j);
+  }
+  Tensor send, recv;
+  OFLITE_ASSIGN_OR_RETURN(send, PartsToFront(b, shard, j));
+  OFLITE_ASSIGN_OR_RETURN(recv, b.Empty(out_shape));
+  const std::vector<int64_t> send_counts(static_cast<size_t>(n), shard.elem_cnt() / n);
+  OFLITE_JUST(b.communicator->AllToAll(send.data(), send_counts, recv.mut_data(),
+                                       SplitCounts(b, out_shape, i), b.dtype, b.stream));
+  send.storage()->RecordStream(b.stream);
+  if (i == 0) {
+    return recv;
+  }
+  return even_i ? PartsToAxis(b, recv, out_shape, i) : JoinBlocks(b, recv, out_shape, i);
 }
 
 }  // namespace

@@ -7,10 +7,13 @@
 //   S(i) -> P     the shard in place in zeros of the global shape, no communication
 //   same -> same  nothing (the shard itself)
 //
-// A split along an axis with larger dims before it is moved to the outside with the permute
-// primitive first, so that the collective sees one contiguous block per rank, and back after;
-// where the dims before it are all 1 the permutes are views and cost nothing. Uneven splits
-// follow the balanced rule (placement.h).
+// The collectives see one contiguous block per rank. A split axis that divides evenly by the
+// ranks is viewed as (n, dim / n) and only the part index moves, by a permute whose contiguous
+// runs are a part's inner dims: the new split's part index to the front before the collective
+// (S -> S, P -> S), the old split's from the front to just before its axis after it (S -> B,
+// S -> S; none for S(0), whose blocks lie in place). Uneven splits (balanced rule, placement.h)
+// move the axis to the outside and back. Where the dims before the axis are all 1 the permutes
+// are views and cost nothing.
 //
 // The cost model, used to choose among an op's SBP signatures: the bytes a rank receives for
 // a global tensor of T bytes over n ranks, as ring and pairwise algorithms move them (uneven

@@ -116,15 +116,17 @@ std::vector<Sbp> SbpsFor(const Shape& shape) {
   return sbps;
 }
 
-// Boxes a tensor of `shape` from every SBP into every SBP on `world` ranks.
-void CheckEveryPair(const Shape& shape, int world) {
+// Boxes a tensor of `shape` and `dtype` from every SBP of `froms` into every SBP of `tos` on
+// `world` ranks.
+void CheckPairs(const Shape& shape, int world, DataType dtype, const std::vector<Sbp>& froms,
+                const std::vector<Sbp>& tos) {
   const uint64_t seed = 1000 + static_cast<uint64_t>(shape.elem_cnt() * 7 + world);
   const std::vector<double> whole = IntegerValues(shape.elem_cnt(), seed);
-  for (const Sbp& from : SbpsFor(shape)) {
-    for (const Sbp& to : SbpsFor(shape)) {
-      const std::string context = "shape " + shape.ToString() + " on " + std::to_string(world) +
-                                  " ranks, " + SbpToString(from) + " -> " + SbpToString(to) +
-                                  " (seed " + std::to_string(seed) + ")";
+  for (const Sbp& from : froms) {
+    for (const Sbp& to : tos) {
+      const std::string context = "shape " + shape.ToString() + " " + DataTypeName(dtype) + " on " +
+                                  std::to_string(world) + " ranks, " + SbpToString(from) + " -> " +
+                                  SbpToString(to) + " (seed " + std::to_string(seed) + ")";
       std::vector<Shard> shards(static_cast<size_t>(world));
       ThreadGroup::Run(world, [&](int rank, ThreadCommunicator*) {
         Shard& out = shards[static_cast<size_t>(rank)];
@@ -134,9 +136,8 @@ void CheckEveryPair(const Shape& shape, int world) {
           for (int r = 0; r < world; ++r) ranks.push_back(r);
           return ranks;
         }());
-        Maybe<GlobalTensor> x =
-            test::MakeTensor(mine, ShardShape(shape, from, world, rank), DataType::kFloat64)
-                .ToGlobal(placement, {from});
+        Maybe<GlobalTensor> x = test::MakeTensor(mine, ShardShape(shape, from, world, rank), dtype)
+                                    .ToGlobal(placement, {from});
         if (!x.ok()) {
           out.error = x.error().ToString();
           return;
@@ -156,6 +157,11 @@ void CheckEveryPair(const Shape& shape, int world) {
       ExpectShardsOf(shards, whole, shape, to, context);
     }
   }
+}
+
+// Boxes a tensor of `shape` from every SBP into every SBP on `world` ranks.
+void CheckEveryPair(const Shape& shape, int world) {
+  CheckPairs(shape, world, DataType::kFloat64, SbpsFor(shape), SbpsFor(shape));
 }
 
 Placement Ranks(int world) {
@@ -187,6 +193,28 @@ TEST(BoxingTest, ManyOuterRows) {
   CheckEveryPair(Shape{70, 4}, 3);
 }
 
+// Rank-3 tensors whose split axes divide evenly by the ranks or not, so every route runs: one
+// pack permute (the part index to the front), receiving the shard as it lies or joined by one
+// permute or by row copies, and the front route of uneven parts. S -> S and S -> B in float32
+// and float16 (data moved, not summed); P -> S in float32 only, as the thread communicator sums
+// 32- and 64-bit types only.
+TEST(BoxingTest, EvenAndUnevenSplitsOfRankThree) {
+  const std::vector<Sbp> splits = {SplitSbp(0), SplitSbp(1), SplitSbp(2)};
+  const std::vector<Sbp> splits_and_b = {SplitSbp(0), SplitSbp(1), SplitSbp(2), BroadcastSbp()};
+  const std::vector<std::pair<int, std::vector<Shape>>> worlds = {
+      {2, {Shape{4, 6, 10}, Shape{4, 6, 5}, Shape{3, 6, 4}, Shape{6, 3, 8}}},
+      {3, {Shape{6, 9, 3}, Shape{4, 6, 9}, Shape{6, 4, 9}, Shape{6, 9, 4}, Shape{2, 3, 6}}},
+  };
+  for (const auto& world : worlds) {
+    for (const Shape& shape : world.second) {
+      for (DataType dtype : {DataType::kFloat32, DataType::kFloat16}) {
+        CheckPairs(shape, world.first, dtype, splits, splits_and_b);
+      }
+      CheckPairs(shape, world.first, DataType::kFloat32, {PartialSumSbp()}, splits);
+    }
+  }
+}
+
 TEST(BoxingTest, FromWholeKeepsEachRanksPart) {
   const Shape shape{5, 3};
   const std::vector<double> whole = IntegerValues(shape.elem_cnt(), 7);
@@ -213,7 +241,8 @@ TEST(BoxingTest, FromWholeKeepsEachRanksPart) {
 
 // Boxing allocates only what the collectives need: the output, plus the staging copies the
 // permutes make when the split axis has larger dims before it; a slice of the outer axis is a
-// view of the whole.
+// view of the whole. Even splits move the part index with one permute, before the collective
+// (S -> S, P -> S) or after it (S -> B), never both; uneven ones permute there and back.
 TEST(BoxingTest, AllocatesOnlyWhatTheCollectiveNeeds) {
   struct Case {
     Shape shape;
@@ -221,16 +250,27 @@ TEST(BoxingTest, AllocatesOnlyWhatTheCollectiveNeeds) {
     int64_t allocations;  // per rank
   };
   const std::vector<Case> cases = {
-      {Shape{8, 6}, SplitSbp(0), BroadcastSbp(), 1},      // gather into the output
-      {Shape{1, 8, 6}, SplitSbp(1), BroadcastSbp(), 1},   // dims before the axis are 1
-      {Shape{6, 8}, SplitSbp(1), BroadcastSbp(), 3},      // permute, gather, permute back
+      {Shape{8, 6}, SplitSbp(0), BroadcastSbp(), 1},     // gather into the output
+      {Shape{1, 8, 6}, SplitSbp(1), BroadcastSbp(), 1},  // dims before the axis are 1
+      // Gather the shards as they are, one permute into the output (was 3: a permute before
+      // the gather too).
+      {Shape{6, 8}, SplitSbp(1), BroadcastSbp(), 2},
+      {Shape{6, 7}, SplitSbp(1), BroadcastSbp(), 3},      // uneven: permute, gather, permute back
       {Shape{8, 6}, PartialSumSbp(), BroadcastSbp(), 1},  // all-reduce into the output
       {Shape{8, 6}, PartialSumSbp(), SplitSbp(0), 1},     // reduce-scatter into the output
-      {Shape{8, 6}, BroadcastSbp(), SplitSbp(0), 0},      // a view of the whole
-      {Shape{8, 6}, BroadcastSbp(), SplitSbp(1), 1},      // rows copied into the shard
-      {Shape{8, 6}, SplitSbp(1), SplitSbp(0), 2},         // receive, one permute
-      {Shape{8, 6}, SplitSbp(0), SplitSbp(1), 3},         // send permute, receive, permute
-      {Shape{8, 6}, SplitSbp(0), SplitSbp(0), 0},         // nothing
+      // Pack permute, reduce-scatter into the output (was 3: a permute back after it).
+      {Shape{6, 8}, PartialSumSbp(), SplitSbp(1), 2},
+      {Shape{6, 7}, PartialSumSbp(), SplitSbp(1), 3},  // uneven: permute, receive, permute back
+      {Shape{8, 6}, BroadcastSbp(), SplitSbp(0), 0},   // a view of the whole
+      {Shape{8, 6}, BroadcastSbp(), SplitSbp(1), 1},   // rows copied into the shard
+      {Shape{8, 6}, SplitSbp(1), SplitSbp(0), 2},      // receive, one permute
+      // Pack permute, receive into the output (was 3: a permute after receiving too).
+      {Shape{8, 6}, SplitSbp(0), SplitSbp(1), 2},
+      {Shape{8, 7}, SplitSbp(0), SplitSbp(1), 3},     // uneven: send permute, receive, permute
+      {Shape{4, 6, 8}, SplitSbp(2), SplitSbp(0), 2},  // receive, one permute
+      {Shape{4, 6, 8}, SplitSbp(1), SplitSbp(2), 3},  // pack permute, receive, one permute
+      {Shape{4, 6, 5}, SplitSbp(2), SplitSbp(1), 3},  // pack permute, receive, blocks copied in
+      {Shape{8, 6}, SplitSbp(0), SplitSbp(0), 0},     // nothing
   };
   for (const Case& c : cases) {
     const int world = 2;
