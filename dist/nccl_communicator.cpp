@@ -64,6 +64,7 @@ ncclDataType_t NcclType(DataType dtype) {
 ncclRedOp_t SumOp(DataType dtype) { return dtype == DataType::kBool ? ncclMax : ncclSum; }
 
 using Clock = std::chrono::steady_clock;
+constexpr auto kSpinFor = std::chrono::milliseconds(20);
 
 // The cross-rank agreement check costs a round trip through the CPU group on every call, as
 // much as a fifth of a 256 MB collective's time on NVLink; on NCCL it is on only when
@@ -264,7 +265,8 @@ class NcclCommunicator final : public Communicator {
   // Queues the collective, then waits for it: NCCL's errors and the timeout abort the
   // communicator.
   Maybe<void> Run(CollectiveKind kind, cudaStream_t s, const std::function<ncclResult_t()>& queue) {
-    const auto deadline = Clock::now() + timeout_;
+    const auto start = Clock::now();
+    const auto deadline = start + timeout_;
     const ncclResult_t result = queue();
     if (result != ncclSuccess && result != ncclInProgress) {
       return Fail(kind, NcclText(result));
@@ -272,7 +274,7 @@ class NcclCommunicator final : public Communicator {
     // A nonblocking communicator may still be queuing: the stream holds the work only once
     // NCCL's state leaves ncclInProgress.
     bool recorded = false;
-    for (int polls = 0;; ++polls) {
+    for (;;) {
       ncclResult_t state = ncclSuccess;
       ncclCommGetAsyncError(comm_, &state);
       if (state != ncclSuccess && state != ncclInProgress) {
@@ -299,7 +301,9 @@ class NcclCommunicator final : public Communicator {
                               std::to_string(timeout_.count() / 1000.0) +
                               " s timeout (a peer failed, exited or did not take part)");
       }
-      if (polls > 1000) {
+      // Yield for the first milliseconds, as a device synchronize spins: a sleep's wake-up
+      // would add tens of microseconds to every collective.
+      if (Clock::now() - start > kSpinFor) {
         std::this_thread::sleep_for(std::chrono::microseconds(50));
       } else {
         std::this_thread::yield();

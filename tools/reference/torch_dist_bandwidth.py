@@ -6,7 +6,8 @@
 
 On a tensor of --shape (the global one): all_gather_into_tensor of its row shards (S(0) -> B),
 all_reduce of the whole (P -> B), reduce_scatter_tensor of the whole (P -> S(0)) and
-all_to_all_single of a row shard (S(0) -> S(1) without the local transposes). Each is the median
+all_to_all_single of a row shard (S(0) -> S(1) without the local transposes); then the same
+four as DTensor's redistribute does them (torch.distributed.tensor, its layout copies included). Each is the median
 of --reps runs, every run between a barrier and a device synchronize, as oflite's bench times
 them; bus bandwidth by NCCL's factors (nccl-tests' PERFORMANCE.md). Rank 0 prints.
 """
@@ -64,6 +65,7 @@ def main():
         print("torch %s nccl %s: %d ranks, (%d, %d), %s" % (
             torch.__version__, ".".join(map(str, torch.cuda.nccl.version())), n, rows, cols,
             args.dtype))
+    cases += dtensor_cases(whole, n)
     for name, step, factor in cases:
         ms = median_ms(step, args.reps, args.warmup)
         # all-to-all moves one shard a rank; the others the whole tensor's bytes
@@ -73,6 +75,22 @@ def main():
             print("%-32s %10.3f ms  algbw %8.1f GB/s  busbw %8.1f GB/s" % (
                 name, ms, algbw, algbw * factor))
     dist.destroy_process_group()
+
+
+def dtensor_cases(whole, n):
+    """The same boxings as DTensor redistributes them (its own layout copies included)."""
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.tensor import DTensor, Partial, Replicate, Shard, distribute_tensor
+    mesh = init_device_mesh("cuda", (n,))
+    row_split = distribute_tensor(whole, mesh, [Shard(0)])
+    partial = DTensor.from_local(whole, mesh, [Partial()], run_check=False)
+    return [
+        ("DTensor S(0) -> B", lambda: row_split.redistribute(mesh, [Replicate()]), (n - 1) / n),
+        ("DTensor P -> B", lambda: partial.redistribute(mesh, [Replicate()]), 2 * (n - 1) / n),
+        ("DTensor P -> S(0)", lambda: partial.redistribute(mesh, [Shard(0)]), (n - 1) / n),
+        ("DTensor S(0) -> S(1) all-to-all", lambda: row_split.redistribute(mesh, [Shard(1)]),
+         (n - 1) / n),
+    ]
 
 
 if __name__ == "__main__":
