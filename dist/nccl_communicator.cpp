@@ -2,6 +2,8 @@
 // the host, polling the stream and NCCL's asynchronous error: a peer that fails or never comes
 // makes NCCL hang in its kernels, and only ncclCommAbort frees them, so the wait ends at the
 // world's timeout by aborting the communicator (later calls fail at once).
+// The communicator is blocking, with every connection made at creation (docs/DESIGN.md, "The
+// dist layer"); OFLITE_NCCL_BLOCKING=0 makes it nonblocking.
 #include "dist/nccl_communicator.h"
 
 #if OFLITE_WITH_NCCL
@@ -16,6 +18,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "oneflow_lite/ep/stream.h"
 #endif
@@ -73,6 +76,12 @@ constexpr auto kSpinFor = std::chrono::milliseconds(20);
 bool CheckCallsEnabled() {
   const char* value = std::getenv("OFLITE_DIST_CHECK_CALLS");
   return value != nullptr && std::string(value) == "1";
+}
+
+Maybe<void> CheckCuda(cudaError_t error, const char* what) {
+  OFLITE_CHECK_OR_RETURN(error == cudaSuccess, DeviceError)
+      << "dist::GetCommunicator(cuda): " << what << ": " << cudaGetErrorString(error);
+  return Ok();
 }
 
 class NcclCommunicator final : public Communicator {
@@ -227,6 +236,52 @@ class NcclCommunicator final : public Communicator {
   // for (each collective here has finished when it returns).
   Maybe<void> Barrier() override { return cpu_->Barrier(); }
 
+  // Runs each collective once on a few elements, and a send and a receive with every peer, so
+  // that the connections NCCL makes on first use are made now, while every rank is here.
+  Maybe<void> WarmUp() {
+    cudaStream_t s = nullptr;
+    float* buffer = nullptr;
+    const int n = size();
+    Maybe<void> result =
+        CheckCuda(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
+    if (result.ok()) {
+      result = CheckCuda(cudaMalloc(&buffer, sizeof(float) * 4 * n), "cudaMalloc");
+    }
+    if (result.ok()) {
+      result = CheckCuda(cudaMemsetAsync(buffer, 0, sizeof(float) * 4 * n, s), "cudaMemset");
+    }
+    float* in = buffer;
+    float* out = buffer + 2 * n;
+    const std::pair<CollectiveKind, std::function<ncclResult_t()>> steps[] = {
+        {CollectiveKind::kAllReduceSum,
+         [&] { return ncclAllReduce(in, out, 1, ncclFloat32, ncclSum, comm_, s); }},
+        {CollectiveKind::kAllGather,
+         [&] { return ncclAllGather(in, out, 1, ncclFloat32, comm_, s); }},
+        {CollectiveKind::kReduceScatterSum,
+         [&] { return ncclReduceScatter(in, out, 1, ncclFloat32, ncclSum, comm_, s); }},
+        {CollectiveKind::kBroadcast,
+         [&] { return ncclBroadcast(in, out, 1, ncclFloat32, 0, comm_, s); }},
+        {CollectiveKind::kAllToAll, [&] {
+           ncclResult_t r = ncclGroupStart();
+           for (int p = 0; p < n && r == ncclSuccess; ++p) {
+             r = ncclSend(in + p, 1, ncclFloat32, p, comm_, s);
+             if (r == ncclSuccess) {
+               r = ncclRecv(out + p, 1, ncclFloat32, p, comm_, s);
+             }
+           }
+           const ncclResult_t end = ncclGroupEnd();
+           return r != ncclSuccess ? r : end;
+         }}};
+    for (const auto& step : steps) {
+      if (result.ok()) {
+        result = Run(step.first, s, step.second);
+      }
+    }
+    cudaFree(buffer);
+    cudaStreamDestroy(s);
+    return result;
+  }
+
  private:
   // Checks the call here and across ranks, and finds the caller's stream on this rank's GPU.
   Maybe<void> Prepare(const CollectiveCall& call, const void* in, const void* out,
@@ -326,12 +381,6 @@ class NcclCommunicator final : public Communicator {
   std::mutex mutex_;  // threads sharing the communicator queue whole collectives, one by one
 };
 
-Maybe<void> CheckCuda(cudaError_t error, const char* what) {
-  OFLITE_CHECK_OR_RETURN(error == cudaSuccess, DeviceError)
-      << "dist::GetCommunicator(cuda): " << what << ": " << cudaGetErrorString(error);
-  return Ok();
-}
-
 }  // namespace
 
 Maybe<std::unique_ptr<Communicator>> NewNcclCommunicator(GlooCommunicator* cpu, int local_rank,
@@ -370,12 +419,17 @@ Maybe<std::unique_ptr<Communicator>> NewNcclCommunicator(GlooCommunicator* cpu, 
       << "dist::GetCommunicator(cuda): rank 0 could not make NCCL's unique id";
 
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-  // Nonblocking, so that no call waits on a stalled peer past the timeout: NCCL connects lazily
-  // inside the enqueueing calls, which a blocking communicator would wait in without a bound.
-  // OFLITE_NCCL_BLOCKING=1 trades that for speed: about 0.1 ms less a collective between two
-  // H200s (256 MB), with a stalled peer able to hang a call.
+  // Blocking, as torch.distributed's: a nonblocking communicator costs about 0.1 ms more per
+  // collective (256 MB between two H200s). A blocking one would wait on a stalled peer without
+  // bound where NCCL connects lazily inside an enqueueing call, so every connection is made now
+  // instead: NCCL_RUNTIME_CONNECT=0 (unless set) for the collectives' peers at creation, the
+  // warm-up below for the point-to-point ones. OFLITE_NCCL_BLOCKING=0 polls creation too.
   const char* blocking = std::getenv("OFLITE_NCCL_BLOCKING");
-  config.blocking = blocking != nullptr && std::string(blocking) == "1" ? 1 : 0;
+  config.blocking = blocking != nullptr && std::string(blocking) == "0" ? 0 : 1;
+  if (config.blocking == 1) {
+    static std::once_flag once;  // thread ranks make their communicators at the same time
+    std::call_once(once, [] { setenv("NCCL_RUNTIME_CONNECT", "0", 0); });
+  }
   ncclComm_t comm = nullptr;
   ncclResult_t result =
       ncclCommInitRankConfig(&comm, cpu->size(), bootstrap.id, cpu->rank(), &config);
@@ -415,8 +469,9 @@ Maybe<std::unique_ptr<Communicator>> NewNcclCommunicator(GlooCommunicator* cpu, 
     ncclCommAbort(comm);
     return event.error();
   }
-  return std::unique_ptr<Communicator>(
-      std::make_unique<NcclCommunicator>(cpu, comm, local_rank, done, timeout));
+  auto communicator = std::make_unique<NcclCommunicator>(cpu, comm, local_rank, done, timeout);
+  OFLITE_JUST(communicator->WarmUp());
+  return std::unique_ptr<Communicator>(std::move(communicator));
 }
 
 #endif  // OFLITE_WITH_NCCL
