@@ -7,9 +7,12 @@ namespace oflite {
 namespace ep {
 
 namespace {
+// Never destroyed: at process exit the CUDA libraries may have torn down their own state first,
+// and destroying a stream's cuBLASLt handle from a static destructor then freed memory twice
+// (two H200s, 2 runs of 3). The process' end reclaims what the providers hold.
 std::array<std::unique_ptr<DeviceProvider>, kDeviceTypeCount>& Providers() {
-  static std::array<std::unique_ptr<DeviceProvider>, kDeviceTypeCount> providers;
-  return providers;
+  static auto* providers = new std::array<std::unique_ptr<DeviceProvider>, kDeviceTypeCount>();
+  return *providers;
 }
 }  // namespace
 
