@@ -28,6 +28,8 @@ namespace dist {
 
 #if !OFLITE_WITH_NCCL
 
+void PrepareNcclEnvironment() {}
+
 Maybe<std::unique_ptr<Communicator>> NewNcclCommunicator(GlooCommunicator* /*cpu*/,
                                                          int /*local_rank*/,
                                                          std::chrono::milliseconds /*timeout*/) {
@@ -95,12 +97,17 @@ class NcclCommunicator final : public Communicator {
         timeout_(timeout),
         check_calls_(CheckCallsEnabled()) {}
   ~NcclCommunicator() override {
+    int caller = -1;  // the destroying thread's current device, given back at the end
+    cudaGetDevice(&caller);
     cudaSetDevice(device_);
     if (comm_ != nullptr) {
       // Abort rather than destroy: destroying waits for peers, which may be gone.
       ncclCommAbort(comm_);
     }
     cudaEventDestroy(done_);
+    if (caller >= 0) {
+      cudaSetDevice(caller);
+    }
   }
 
   int rank() const override { return cpu_->rank(); }
@@ -381,10 +388,24 @@ class NcclCommunicator final : public Communicator {
   std::mutex mutex_;  // threads sharing the communicator queue whole collectives, one by one
 };
 
+bool g_blocking = true;  // OFLITE_NCCL_BLOCKING, read once by PrepareNcclEnvironment
+
 }  // namespace
+
+void PrepareNcclEnvironment() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const char* blocking = std::getenv("OFLITE_NCCL_BLOCKING");
+    g_blocking = blocking == nullptr || std::string(blocking) != "0";
+    if (g_blocking) {
+      setenv("NCCL_RUNTIME_CONNECT", "0", 0);
+    }
+  });
+}
 
 Maybe<std::unique_ptr<Communicator>> NewNcclCommunicator(GlooCommunicator* cpu, int local_rank,
                                                          std::chrono::milliseconds timeout) {
+  PrepareNcclEnvironment();  // before NCCL's first call (ncclGetUniqueId)
   int devices = 0;
   const cudaError_t counted = cudaGetDeviceCount(&devices);
   if (counted != cudaSuccess) {
@@ -424,12 +445,7 @@ Maybe<std::unique_ptr<Communicator>> NewNcclCommunicator(GlooCommunicator* cpu, 
   // bound where NCCL connects lazily inside an enqueueing call, so every connection is made now
   // instead: NCCL_RUNTIME_CONNECT=0 (unless set) for the collectives' peers at creation, the
   // warm-up below for the point-to-point ones. OFLITE_NCCL_BLOCKING=0 polls creation too.
-  const char* blocking = std::getenv("OFLITE_NCCL_BLOCKING");
-  config.blocking = blocking != nullptr && std::string(blocking) == "0" ? 0 : 1;
-  if (config.blocking == 1) {
-    static std::once_flag once;  // thread ranks make their communicators at the same time
-    std::call_once(once, [] { setenv("NCCL_RUNTIME_CONNECT", "0", 0); });
-  }
+  config.blocking = g_blocking ? 1 : 0;
   ncclComm_t comm = nullptr;
   ncclResult_t result =
       ncclCommInitRankConfig(&comm, cpu->size(), bootstrap.id, cpu->rank(), &config);

@@ -16,6 +16,12 @@ namespace dist {
 Maybe<std::unique_ptr<Communicator>> NewNcclCommunicator(GlooCommunicator* cpu, int local_rank,
                                                          std::chrono::milliseconds timeout);
 
+// Reads OFLITE_NCCL_BLOCKING and, for a blocking communicator, sets NCCL_RUNTIME_CONNECT=0
+// unless the environment sets it; once per process. Thread ranks call it before their threads
+// start, so that no rank's setenv meets another's getenv. NCCL reads the variable when it first
+// makes a communicator in the process: after one made elsewhere (torch's), it has no effect.
+void PrepareNcclEnvironment();
+
 }  // namespace dist
 }  // namespace oflite
 

@@ -116,16 +116,6 @@ Maybe<void> Join(const WorldSpec& spec, const std::string& prefix, RendezvousSto
   return Ok();
 }
 
-// A peer that exits leaves a socket whose writes raise SIGPIPE, which would kill this process
-// instead of failing the call: unless the host handles SIGPIPE itself, ignore it (writes then
-// fail with EPIPE, which Gloo reports).
-void IgnoreSigpipeUnlessHandled() {
-  struct sigaction current = {};
-  if (sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL) {
-    std::signal(SIGPIPE, SIG_IGN);
-  }
-}
-
 Maybe<std::unique_ptr<ProcessGroup>> Connect(const WorldSpec& spec, int generation) {
   auto group = std::make_unique<ProcessGroup>();
   group->spec = spec;
@@ -187,6 +177,13 @@ Maybe<std::unique_ptr<GlooCommunicator>> ConnectMesh(const WorldSpec& spec,
            << "dist::Init: rank " << spec.rank << " of " << spec.world_size
            << " could not connect to its peers (timeout " << spec.timeout_seconds
            << " s): " << e.what();
+  }
+}
+
+void IgnoreSigpipeUnlessHandled() {
+  struct sigaction current = {};
+  if (sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL) {
+    std::signal(SIGPIPE, SIG_IGN);
   }
 }
 

@@ -4,10 +4,12 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "dist/nccl_communicator.h"
 #include "dist/world.h"
 
 namespace oflite {
@@ -38,6 +40,31 @@ Maybe<double> EnvTimeout() {
   return spec.timeout_seconds;
 }
 
+// Rank r's part: connect, then run the body in its world. An exception the body lets out
+// becomes the rank's error instead of ending the process.
+Maybe<void> RunRank(ProcessGroup* world, gloo::rendezvous::Store& store,
+                    const std::function<void(int rank)>& body) {
+  const WorldSpec& spec = world->spec;
+  if (spec.world_size == 1) {
+    world->cpu = std::make_unique<GlooCommunicator>(nullptr, 0, 1, TimeoutOf(spec));
+  } else {
+    OFLITE_ASSIGN_OR_RETURN(world->cpu, ConnectMesh(spec, store, "threads."));
+  }
+  SetThreadWorld(world);
+  Maybe<void> result = Ok();
+  try {
+    body(spec.rank);
+  } catch (const std::exception& e) {
+    result = OFLITE_ERROR(RuntimeError)
+             << "dist::RunThreadRanks: rank " << spec.rank << " threw: " << e.what();
+  } catch (...) {
+    result = OFLITE_ERROR(RuntimeError)
+             << "dist::RunThreadRanks: rank " << spec.rank << " threw a non-standard exception";
+  }
+  SetThreadWorld(nullptr);
+  return result;
+}
+
 }  // namespace
 
 Maybe<void> RunThreadRanks(int size, const std::function<void(int rank)>& body) {
@@ -47,32 +74,32 @@ Maybe<void> RunThreadRanks(int size, const std::function<void(int rank)>& body) 
       << "dist::RunThreadRanks: called from a thread rank (thread ranks do not nest)";
   double timeout_seconds = 0;
   OFLITE_ASSIGN_OR_RETURN(timeout_seconds, EnvTimeout());
+  // The process-wide settings first, before any rank's thread can read them.
+  PrepareNcclEnvironment();
+  if (size > 1) {
+    IgnoreSigpipeUnlessHandled();
+  }
   std::vector<ProcessGroup> worlds(static_cast<size_t>(size));
-  std::vector<Maybe<void>> joined(static_cast<size_t>(size), Maybe<void>(Ok()));
-  worlds[0].spec.timeout_seconds = timeout_seconds;
+  std::vector<Maybe<void>> results(static_cast<size_t>(size), Maybe<void>(Ok()));
+  for (int r = 0; r < size; ++r) {
+    WorldSpec& spec = worlds[static_cast<size_t>(r)].spec;
+    spec.rank = spec.local_rank = r;
+    spec.world_size = spec.local_world_size = size;
+    spec.timeout_seconds = timeout_seconds;
+    spec.source = "threads";
+  }
   MemoryStore store(TimeoutOf(worlds[0].spec));
   std::vector<std::thread> threads;
-  for (int r = 0; r < size; ++r) {
-    ProcessGroup& world = worlds[static_cast<size_t>(r)];
-    world.spec.rank = world.spec.local_rank = r;
-    world.spec.world_size = world.spec.local_world_size = size;
-    world.spec.timeout_seconds = timeout_seconds;
-    world.spec.source = "threads";
-    threads.emplace_back([&, r] {
-      ProcessGroup& mine = worlds[static_cast<size_t>(r)];
-      Maybe<std::unique_ptr<GlooCommunicator>> cpu =
-          size == 1 ? Maybe<std::unique_ptr<GlooCommunicator>>(
-                          std::make_unique<GlooCommunicator>(nullptr, 0, 1, TimeoutOf(mine.spec)))
-                    : ConnectMesh(mine.spec, store, "threads.");
-      if (!cpu.ok()) {
-        joined[static_cast<size_t>(r)] = cpu.error();
-        return;
-      }
-      mine.cpu = std::move(cpu).value();
-      SetThreadWorld(&mine);
-      body(r);
-      SetThreadWorld(nullptr);
-    });
+  Maybe<void> started = Ok();
+  try {
+    for (int r = 0; r < size; ++r) {
+      threads.emplace_back([&, r] {
+        results[static_cast<size_t>(r)] = RunRank(&worlds[static_cast<size_t>(r)], store, body);
+      });
+    }
+  } catch (const std::exception& e) {  // the ranks started meet the timeout at their mesh
+    started = OFLITE_ERROR(RuntimeError) << "dist::RunThreadRanks: could not start rank "
+                                         << threads.size() << " of " << size << ": " << e.what();
   }
   for (std::thread& t : threads) {
     t.join();
@@ -81,7 +108,8 @@ Maybe<void> RunThreadRanks(int size, const std::function<void(int rank)>& body) 
   for (ProcessGroup& world : worlds) {
     world.cuda.reset();
   }
-  for (const Maybe<void>& result : joined) {
+  OFLITE_JUST(started);
+  for (const Maybe<void>& result : results) {
     OFLITE_JUST(result);
   }
   return Ok();

@@ -34,6 +34,11 @@ Maybe<std::unique_ptr<GlooCommunicator>> ConnectMesh(const WorldSpec& spec,
                                                      gloo::rendezvous::Store& store,
                                                      const std::string& prefix);
 
+// A peer that exits leaves a socket whose writes raise SIGPIPE, which would kill this process
+// instead of failing the call: unless the host handles SIGPIPE itself, it is ignored (writes
+// then fail with EPIPE, which Gloo reports).
+void IgnoreSigpipeUnlessHandled();
+
 // The calling thread's world while it runs as a thread rank (RunThreadRanks); null otherwise.
 ProcessGroup* ThreadWorld();
 void SetThreadWorld(ProcessGroup* group);

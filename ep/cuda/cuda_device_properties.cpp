@@ -28,6 +28,7 @@ Maybe<const CudaDeviceProperties*> GetCudaDeviceProperties(int device_index) {
     props->shared_memory_per_block_optin = prop.sharedMemPerBlockOptin;
     props->shared_memory_per_sm = prop.sharedMemPerMultiprocessor;
     props->l2_bytes = static_cast<size_t>(prop.l2CacheSize);
+    props->max_pitch = prop.memPitch;
     props->compute_capability_major = prop.major;
     props->compute_capability_minor = prop.minor;
     slot = std::move(props);

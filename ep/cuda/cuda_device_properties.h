@@ -19,6 +19,7 @@ struct CudaDeviceProperties {
   size_t shared_memory_per_block_optin = 0;  // after cudaFuncSetAttribute raises the limit
   size_t shared_memory_per_sm = 0;
   size_t l2_bytes = 0;
+  size_t max_pitch = 0;  // the longest row pitch a 2-D memcpy takes
   int compute_capability_major = 0;
   int compute_capability_minor = 0;
 };

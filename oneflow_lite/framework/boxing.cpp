@@ -56,8 +56,8 @@ std::string BoxingRecordToString(const BoxingRecord& record) {
 
 namespace {
 
-// Above this many rows a strided copy goes through the permute primitive instead of one
-// memcpy per row.
+// B -> S and S -> P take a strided copy for at most this many rows, the permute primitive
+// above (chosen when a strided copy was one memcpy a row; not measured since).
 constexpr int64_t kMaxRowCopies = 64;
 
 struct Boxing {
@@ -149,8 +149,7 @@ Maybe<Tensor> Alias(const Tensor& t, int64_t offset, const Shape& shape) {
   return Tensor::FromStorage(std::move(storage), shape, t.dtype());
 }
 
-// rows x row_bytes from src to dst, rows apart by the strides (one memcpy per row, one in all
-// where both are dense).
+// rows x row_bytes from src to dst, rows apart by the strides: one strided (2-D) memcpy.
 Maybe<void> CopyRows(const Boxing& b, const void* src, int64_t src_stride, void* dst,
                      int64_t dst_stride, int64_t row_bytes, int64_t rows) {
   if (rows == 0 || row_bytes == 0) {
@@ -160,15 +159,12 @@ Maybe<void> CopyRows(const Boxing& b, const void* src, int64_t src_stride, void*
       b.device->device().type(), primitive::MemcpyKind::kDeviceToDevice);
   OFLITE_CHECK_OR_RETURN(memcpy != nullptr, NotImplemented)
       << "boxing: no memcpy primitive on " << b.device->device();
-  if (src_stride == row_bytes && dst_stride == row_bytes) {
+  if (rows == 1 || (src_stride == row_bytes && dst_stride == row_bytes)) {
     return memcpy->Launch(b.stream, dst, src, static_cast<size_t>(row_bytes * rows));
   }
-  for (int64_t r = 0; r < rows; ++r) {
-    OFLITE_JUST(memcpy->Launch(b.stream, static_cast<char*>(dst) + r * dst_stride,
-                               static_cast<const char*>(src) + r * src_stride,
-                               static_cast<size_t>(row_bytes)));
-  }
-  return Ok();
+  return memcpy->Launch2D(b.stream, dst, static_cast<size_t>(dst_stride), src,
+                          static_cast<size_t>(src_stride), static_cast<size_t>(row_bytes),
+                          static_cast<size_t>(rows));
 }
 
 // Element counts per rank of a tensor of `shape` split along `axis`.
@@ -381,14 +377,14 @@ Maybe<Tensor> AllToAllThroughFront(const Boxing& b, const Tensor& shard, int64_t
 // S(i) -> S(j), i != j. Even parts of j: one pack permute (a view for j = 0) sends each rank
 // its part of j as one block in the shard's axis order; the blocks received (p's part of i)
 // joined along i are the new shard: as they lie for i = 0, else by one permute (even parts of
-// i) or row copies. Uneven parts of j, or more rows than kMaxRowCopies to copy: through the
-// front layout of j.
+// i) or a strided copy a part (uneven parts of i). Uneven parts of j: through the front layout
+// of j.
 Maybe<Tensor> AllToAll(const Boxing& b, const Tensor& shard, int64_t i, int64_t j) {
   const Shape& g = b.global;
   const int64_t n = b.world;
   const Shape out_shape = ShardShape(g, SplitSbp(j), n, b.rank);
   const bool even_i = g[i] % n == 0;
-  if (g[j] % n != 0 || (i > 0 && !even_i && n * out_shape.Count(0, i) > kMaxRowCopies)) {
+  if (g[j] % n != 0) {
     return AllToAllThroughFront(b, shard, i, j);
   }
   Tensor send, recv;

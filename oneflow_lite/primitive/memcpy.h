@@ -16,6 +16,16 @@ enum class MemcpyKind { kHostToDevice, kDeviceToHost, kDeviceToDevice };
 class Memcpy : public Primitive {
  public:
   virtual Maybe<void> Launch(ep::Stream* stream, void* dst, const void* src, size_t bytes) = 0;
+  // `rows` rows of `row_bytes` each, `src_stride` bytes apart in src and `dst_stride` apart in
+  // dst (both at least row_bytes). The default copies row by row; a provider may do it at once.
+  virtual Maybe<void> Launch2D(ep::Stream* stream, void* dst, size_t dst_stride, const void* src,
+                               size_t src_stride, size_t row_bytes, size_t rows) {
+    for (size_t r = 0; r < rows; ++r) {
+      OFLITE_JUST(Launch(stream, static_cast<char*>(dst) + r * dst_stride,
+                         static_cast<const char*>(src) + r * src_stride, row_bytes));
+    }
+    return Ok();
+  }
 };
 
 class MemcpyFactory : public Factory<Memcpy, MemcpyKind> {

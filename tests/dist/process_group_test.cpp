@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -294,6 +295,19 @@ TEST_F(WorldOfOneTest, ThreadRanksBadSizeIsAValueError) {
         << result.error().message();
     EXPECT_FALSE(ran);
   }
+}
+
+TEST_F(WorldOfOneTest, ThreadRanksBodyThatThrowsIsARuntimeError) {
+  Maybe<void> result = dist::RunThreadRanks(2, [](int rank) {
+    if (rank == 1) {
+      throw std::runtime_error("out of luck");
+    }
+  });
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.error().kind(), ErrorKind::kRuntimeError);
+  EXPECT_NE(result.error().message().find("rank 1 threw: out of luck"), std::string::npos)
+      << result.error().message();
+  EXPECT_FALSE(dist::IsThreadRank());
 }
 
 // One process driving a GPU per thread: NCCL between the threads (needs 2 GPUs).

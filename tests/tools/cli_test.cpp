@@ -1255,7 +1255,30 @@ TEST_F(CliTest, OnThreadRanksRank0ReportsAndErrorsComeFromEveryRank) {
   const CliResult bad = Run({"run", "softmax", "--in", in, "--out", File("never.npy"), "--nproc",
                              "2", "--threads", "--sbp", "x=Q"});
   EXPECT_EQ(bad.status, 1) << bad;
-  EXPECT_EQ(Count(bad.err, "oflite: ValueError: --sbp: 'Q' is not an SBP"), 2u) << bad;
+  EXPECT_TRUE(Contains(bad.err, "[0] oflite: ValueError: --sbp: 'Q' is not an SBP")) << bad;
+  EXPECT_TRUE(Contains(bad.err, "[1] oflite: ValueError: --sbp: 'Q' is not an SBP")) << bad;
+}
+
+TEST_F(CliTest, ThreadsWithoutRanksOrInsideALaunchIsAValueError) {
+  const std::string in = WriteInput("x.npy", RandomValues(6, 310), {2, 3}, DataType::kFloat32);
+  const std::string out = File("never.npy");
+  const CliResult run = Run({"run", "softmax", "--in", in, "--out", out, "--threads"});
+  EXPECT_EQ(run.status, 1) << run;
+  EXPECT_TRUE(Contains(run.err, "oflite: ValueError: --threads needs --nproc N > 1")) << run;
+  const CliResult optest = Run({"optest", "--device", "cpu", "--op", "relu", "--threads"});
+  EXPECT_EQ(optest.status, 2) << optest;
+  EXPECT_TRUE(Contains(optest.err, "--threads needs --nproc N > 1 (and no --list)")) << optest;
+  const CliResult bench =
+      Run({"bench", "softmax", "--shape", "4,4", "--device", "cpu", "--threads"});
+  EXPECT_EQ(bench.status, 1) << bench;
+  EXPECT_TRUE(Contains(bench.err, "--threads needs --global and --nproc N > 1")) << bench;
+  const CliResult launched = Run({"launch", "--nproc", "1", "--", OFLITE_CLI_PATH, "run", "softmax",
+                                  "--in", in, "--out", out, "--nproc", "2", "--threads"});
+  EXPECT_EQ(launched.status, 1) << launched;
+  EXPECT_TRUE(Contains(launched.err + launched.out,
+                       "--threads inside a launch (RANK is set): its ranks are processes already"))
+      << launched;
+  EXPECT_FALSE(std::filesystem::exists(out));
 }
 
 // One process driving two GPUs, a thread each (needs 2 GPUs).

@@ -656,6 +656,11 @@ Maybe<void> Bench(const BenchOptions& options) {
 }  // namespace
 
 int BenchCommand(const BenchOptions& options) {
+  const Maybe<void> threads = CheckThreadsOption(
+      options.threads, options.global && options.nproc > 1, "--global and --nproc N > 1");
+  if (!threads.ok()) {
+    return ReportError(threads.error());
+  }
   if (options.global && options.nproc > 1 && !IsRank()) {
     return LaunchSelf(options.nproc, options.threads, [&] { return BenchCommand(options); });
   }

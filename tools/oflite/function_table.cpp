@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <mutex>
 #include <string>
 
 #include "oneflow_lite/common/join.h"
@@ -187,9 +188,12 @@ const std::vector<FunctionEntry>& Functions() {
 
 namespace {
 // An op without a typed call (an op library's, say), called by name with its own attrs. Made
-// on first use and kept: FindFunction hands out pointers.
+// on first use and kept: FindFunction hands out pointers (map nodes stay put). Locked: thread
+// ranks look functions up at the same time.
 const FunctionEntry* OpFunction(const OpSchema& schema) {
+  static std::mutex mutex;
   static std::map<std::string, FunctionEntry> made;
+  std::lock_guard<std::mutex> lock(mutex);
   auto it = made.find(schema.name());
   if (it == made.end()) {
     const std::string op_type = schema.name();

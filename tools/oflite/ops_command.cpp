@@ -3,6 +3,7 @@
 
 #include <iostream>
 
+#include "oneflow_lite/dist/process_group.h"
 #include "oneflow_lite/framework/attr_map.h"
 #include "oneflow_lite/proto/attr_value_proto.h"
 #include "oneflow_lite/proto/op_catalog.h"
@@ -64,7 +65,10 @@ int OpsCommand(bool json) {
 }
 
 int ReportError(const Error& error) {
-  std::cerr << "oflite: " << ErrorKindName(error.kind()) << ": " << error.message() << "\n";
+  // One write a line: thread ranks report at the same time, each with its rank as launch adds.
+  const std::string rank =
+      dist::IsThreadRank() ? "[" + std::to_string(dist::Rank()) + "] " : std::string();
+  std::cerr << rank + "oflite: " + ErrorKindName(error.kind()) + ": " + error.message() + "\n";
   return 1;
 }
 

@@ -135,7 +135,12 @@ Maybe<optest::Options> ParseOptestOptions(const OptestOptions& cli) {
 }
 
 int OptestCommand(const OptestOptions& cli) {
-  const Maybe<optest::Options> options = ParseOptestOptions(cli);
+  Maybe<optest::Options> options = ParseOptestOptions(cli);
+  const Maybe<void> threads =
+      CheckThreadsOption(cli.threads, cli.nproc > 1 && !cli.list, "--nproc N > 1 (and no --list)");
+  if (!threads.ok()) {
+    options = threads.error();
+  }
   if (!options.ok()) {
     ReportError(options.error());
     return 2;

@@ -18,6 +18,16 @@ std::vector<std::string>& SelfCommandStorage() {
 
 void SetSelfCommand(int argc, char** argv) { SelfCommandStorage().assign(argv, argv + argc); }
 
+Maybe<void> CheckThreadsOption(bool threads, bool has_ranks, const char* needs) {
+  if (!threads) {
+    return Ok();
+  }
+  OFLITE_CHECK_OR_RETURN(has_ranks, ValueError) << "--threads needs " << needs;
+  OFLITE_CHECK_OR_RETURN(std::getenv("RANK") == nullptr, ValueError)
+      << "--threads inside a launch (RANK is set): its ranks are processes already";
+  return Ok();
+}
+
 bool IsRank() { return std::getenv("RANK") != nullptr || dist::IsThreadRank(); }
 
 int LaunchSelf(int nproc, bool threads, const std::function<int()>& as_rank) {

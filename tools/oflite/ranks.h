@@ -19,6 +19,9 @@ namespace cli {
 // main's arguments, for starting the command again.
 void SetSelfCommand(int argc, char** argv);
 
+// ValueError when --threads cannot apply: without --nproc N > 1 (`needs` names what else the
+// command needs), or inside a launch, whose ranks are processes already.
+Maybe<void> CheckThreadsOption(bool threads, bool has_ranks, const char* needs);
 // Whether this process is a rank of a launch (RANK is set), or this thread a thread rank.
 bool IsRank();
 // Runs the command on `nproc` ranks and returns the worst exit status: as processes, this

@@ -4,6 +4,7 @@
 #include "tools/oflite/commands.h"
 #include "tools/oflite/function_table.h"
 #include "tools/oflite/npy.h"
+#include "tools/oflite/ranks.h"
 
 namespace oflite {
 namespace cli {
@@ -36,6 +37,11 @@ Maybe<void> Run(const RunOptions& options) {
 }  // namespace
 
 int RunCommand(const RunOptions& options) {
+  const Maybe<void> threads =
+      CheckThreadsOption(options.threads, options.nproc > 1, "--nproc N > 1");
+  if (!threads.ok()) {
+    return ReportError(threads.error());
+  }
   if (options.nproc > 1) {
     return RunOnRanks(options);
   }

@@ -38,6 +38,24 @@ class CudaMemcpy final : public primitive::Memcpy {
     return std::string("cuda.memcpy<") + MemcpyKindName(kind_) + ">";
   }
 
+  // Device to device: one cudaMemcpy2DAsync (pitches past the device's limit copy row by row).
+  Maybe<void> Launch2D(Stream* stream, void* dst, size_t dst_stride, const void* src,
+                       size_t src_stride, size_t row_bytes, size_t rows) override {
+    CudaStream* cuda_stream = nullptr;
+    OFLITE_ASSIGN_OR_RETURN(cuda_stream, ActiveCudaStream(stream, *this));
+    const size_t max_pitch = static_cast<size_t>(cuda_stream->properties().max_pitch);
+    if (kind_ != primitive::MemcpyKind::kDeviceToDevice || dst_stride > max_pitch ||
+        src_stride > max_pitch) {
+      return primitive::Memcpy::Launch2D(stream, dst, dst_stride, src, src_stride, row_bytes, rows);
+    }
+    if (rows == 0 || row_bytes == 0) {
+      return Ok();
+    }
+    return CudaCheck(cudaMemcpy2DAsync(dst, dst_stride, src, src_stride, row_bytes, rows,
+                                       cudaMemcpyDeviceToDevice, cuda_stream->cuda_stream()),
+                     "cudaMemcpy2DAsync (device to device)");
+  }
+
   Maybe<void> Launch(Stream* stream, void* dst, const void* src, size_t bytes) override {
     CudaStream* cuda_stream = nullptr;
     OFLITE_ASSIGN_OR_RETURN(cuda_stream, ActiveCudaStream(stream, *this));
