@@ -195,9 +195,8 @@ TEST(BoxingTest, ManyOuterRows) {
 
 // Rank-3 tensors whose split axes divide evenly by the ranks or not, so every route runs: one
 // pack permute (the part index to the front), receiving the shard as it lies or joined by one
-// permute or by row copies, and the front route of uneven parts. S -> S and S -> B in float32
-// and float16 (data moved, not summed); P -> S in float32 only, as the thread communicator sums
-// 32- and 64-bit types only.
+// permute or by a strided copy a part, and the front route of uneven parts. S -> S, S -> B and
+// P -> S in float32 and float16.
 TEST(BoxingTest, EvenAndUnevenSplitsOfRankThree) {
   const std::vector<Sbp> splits = {SplitSbp(0), SplitSbp(1), SplitSbp(2)};
   const std::vector<Sbp> splits_and_b = {SplitSbp(0), SplitSbp(1), SplitSbp(2), BroadcastSbp()};
@@ -209,10 +208,17 @@ TEST(BoxingTest, EvenAndUnevenSplitsOfRankThree) {
     for (const Shape& shape : world.second) {
       for (DataType dtype : {DataType::kFloat32, DataType::kFloat16}) {
         CheckPairs(shape, world.first, dtype, splits, splits_and_b);
+        CheckPairs(shape, world.first, dtype, {PartialSumSbp()}, splits);
       }
-      CheckPairs(shape, world.first, DataType::kFloat32, {PartialSumSbp()}, splits);
     }
   }
+}
+
+// Four ranks, rank-4 tensors, even and uneven along each axis, every pair.
+TEST(BoxingTest, EveryPairOfRankFourOnFourRanks) {
+  CheckEveryPair(Shape{4, 8, 4, 12}, 4);
+  CheckEveryPair(Shape{5, 4, 6, 3}, 4);
+  CheckEveryPair(Shape{2, 3, 4, 5}, 4);  // dims under the ranks: empty shards
 }
 
 TEST(BoxingTest, FromWholeKeepsEachRanksPart) {

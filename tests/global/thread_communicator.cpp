@@ -3,6 +3,7 @@
 #include <cstring>
 #include <thread>
 
+#include "dist/sum_reduction.h"
 #include "oneflow_lite/framework/placement.h"
 
 namespace oflite {
@@ -16,34 +17,15 @@ void CopyBytes(void* dst, const void* src, size_t bytes) {
   }
 }
 
-template <typename T>
-void AddInto(const void* in, int64_t offset, int64_t count, std::vector<char>* sum) {
-  const T* src = static_cast<const T*>(in) + offset;
-  T* dst = reinterpret_cast<T*>(sum->data());
-  for (int64_t k = 0; k < count; ++k) {
-    dst[k] = static_cast<T>(dst[k] + src[k]);
-  }
-}
-
-// sum += in[offset, offset + count) as `dtype`.
+// sum += in[offset, offset + count) as `dtype`, in the dtype's own arithmetic (the library's
+// Gloo sums).
 Maybe<void> Accumulate(const void* in, int64_t offset, int64_t count, DataType dtype,
                        std::vector<char>* sum) {
-  switch (dtype) {
-    case DataType::kFloat32:
-      AddInto<float>(in, offset, count, sum);
-      return Ok();
-    case DataType::kFloat64:
-      AddInto<double>(in, offset, count, sum);
-      return Ok();
-    case DataType::kInt32:
-      AddInto<int32_t>(in, offset, count, sum);
-      return Ok();
-    case DataType::kInt64:
-      AddInto<int64_t>(in, offset, count, sum);
-      return Ok();
-    default:
-      return OFLITE_ERROR(NotImplemented) << "thread communicator: sums of " << dtype;
-  }
+  const size_t element = DataTypeSize(dtype);
+  dist::SumFunctionFor(dtype)(sum->data(), sum->data(),
+                              static_cast<const char*>(in) + offset * element,
+                              static_cast<size_t>(count));
+  return Ok();
 }
 
 int64_t Sum(const std::vector<int64_t>& counts, size_t end) {
