@@ -57,6 +57,13 @@ class Communicator {
   virtual Maybe<void> Broadcast(void* buffer, int64_t count, DataType dtype, int root,
                                 ep::Stream* stream) = 0;
   virtual Maybe<void> Barrier() = 0;
+
+  // Expires when the communicator is destroyed, so that holders of its address (global
+  // tensors) can tell it is gone instead of using freed memory.
+  std::weak_ptr<const void> lifetime() const { return lifetime_; }
+
+ private:
+  std::shared_ptr<const void> lifetime_ = std::make_shared<char>(0);
 };
 
 }  // namespace dist

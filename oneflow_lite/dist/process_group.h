@@ -53,7 +53,8 @@ Maybe<WorldSpec> ParseWorldSpec(const std::function<const char*(const char*)>& g
 // that failed.
 Maybe<void> Init();
 bool IsInitialized();
-// Leaves the world: destroys the communicators (pointers from GetCommunicator dangle after it);
+// Leaves the world: destroys the communicators (pointers from GetCommunicator dangle after it;
+// global tensors made on them refuse further collectives with a RuntimeError);
 // never waits on peers longer than the timeout. Init may be called again afterwards (every rank
 // must then do the same).
 void Shutdown();
@@ -78,12 +79,12 @@ Maybe<Communicator*> GetCommunicator(DeviceType device_type);
 // that world: Rank() r, WorldSize() and LocalWorldSize() `size`, LocalRank() r (its GPU is
 // cuda:r), GetCommunicator gives the world's (Gloo over loopback for CPU memory, NCCL for CUDA
 // memory, made on the first call as above), Init does nothing and Shutdown leaves the world,
-// which ends with RunThreadRanks; global tensors made in the thread use it and must not outlive
-// it (they keep their communicator's address). The timeout is OFLITE_DIST_TIMEOUT's; launcher
-// variables around the process play no part. Errors: ValueError for a size outside 1..1024,
-// RuntimeError when called from a thread rank, when a thread could not start or a body threw
-// (the first rank's, by rank), DeviceError when a rank could not connect to the others (its
-// body does not run; the others' collectives then fail within the timeout).
+// which ends with RunThreadRanks; global tensors made in the thread use it (kept past it, their
+// shards stay readable and re-sharding them is a RuntimeError). The timeout is
+// OFLITE_DIST_TIMEOUT's; launcher variables around the process play no part. Errors: ValueError for
+// a size outside 1..1024, RuntimeError when called from a thread rank, when a thread could not
+// start or a body threw (the first rank's, by rank), DeviceError when a rank could not connect to
+// the others (its body does not run; the others' collectives then fail within the timeout).
 Maybe<void> RunThreadRanks(int size, const std::function<void(int rank)>& body);
 // Whether the calling thread is a rank of RunThreadRanks.
 bool IsThreadRank();

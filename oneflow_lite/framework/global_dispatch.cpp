@@ -115,7 +115,8 @@ Maybe<std::vector<GlobalTensor>> GlobalDispatch(const std::string& op_type,
     sbps.push_back(inputs[i].sbp()[0]);
   }
   const Placement& placement = inputs[0].placement();
-  dist::Communicator* communicator = inputs[0].communicator();
+  dist::Communicator* communicator = nullptr;
+  OFLITE_ASSIGN_OR_RETURN(communicator, inputs[0].LiveCommunicator(op_type.c_str()));
   const int64_t world = placement.size();
 
   AttrMap complete;

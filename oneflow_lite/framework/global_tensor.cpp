@@ -218,7 +218,8 @@ GlobalTensor GlobalTensor::FromAgreedShard(Tensor shard, Shape shape, Placement 
   GlobalTensor t;
   t.local_ = std::move(shard);
   t.meta_ = std::make_shared<const Meta>(
-      Meta{std::move(shape), t.local_.dtype(), std::move(placement), std::move(sbp), communicator});
+      Meta{std::move(shape), t.local_.dtype(), std::move(placement), std::move(sbp), communicator,
+           communicator != nullptr ? communicator->lifetime() : std::weak_ptr<const void>()});
   return t;
 }
 
@@ -240,15 +241,26 @@ Maybe<GlobalTensor> GlobalTensor::ToGlobal(const Placement& placement, const NdS
   if (from == sbp[0]) {
     return *this;
   }
+  dist::Communicator* communicator = nullptr;
+  OFLITE_ASSIGN_OR_RETURN(communicator, LiveCommunicator(call));
   Tensor shard;
-  OFLITE_ASSIGN_OR_RETURN(shard, BoxShard(local_, shape(), from, sbp[0], communicator()));
+  OFLITE_ASSIGN_OR_RETURN(shard, BoxShard(local_, shape(), from, sbp[0], communicator));
   if (GlobalTrace* trace = GlobalTrace::Current()) {
     const int64_t bytes = shape().elem_cnt() * static_cast<int64_t>(DataTypeSize(dtype()));
     const int64_t moved = BoxingBytes(from, sbp[0], bytes, placement.size());
     trace->Add(
         {"to_global", "", 0, moved, {{"tensor", from, sbp[0], BoxingMethod(from, sbp[0]), moved}}});
   }
-  return FromAgreedShard(std::move(shard), shape(), placement, sbp, communicator());
+  return FromAgreedShard(std::move(shard), shape(), placement, sbp, communicator);
+}
+
+Maybe<dist::Communicator*> GlobalTensor::LiveCommunicator(const char* call) const {
+  OFLITE_CHECK_OR_RETURN(!meta_->communicator_lifetime.expired(), RuntimeError)
+      << call
+      << ": the communicator this global tensor was made with is gone (dist::Shutdown, "
+         "or the end of the dist::RunThreadRanks it was made in); its shard is still readable "
+         "with ToLocal";
+  return meta_->communicator;
 }
 
 Maybe<GlobalTensor> Tensor::ToGlobal(const Placement& placement, const NdSbp& sbp) const {

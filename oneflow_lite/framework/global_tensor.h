@@ -3,8 +3,9 @@
 // Local tensors and their calls are untouched by it: ops run on global tensors through
 // GlobalDispatch (global_dispatch.h) or functional's global overloads.
 //
-// It keeps its communicator's address: a global tensor made on the world's communicator must
-// not be used after dist::Shutdown (which destroys it), even if Init ran again.
+// It keeps its communicator's address: once that communicator is gone (dist::Shutdown, the end
+// of dist::RunThreadRanks) the tensor's shard stays readable, and re-sharding it or calling an op
+// on it is a RuntimeError.
 //
 // Making one is collective: every rank of the placement calls it, with the same placement and
 // SBP. The ranks first exchange what they hold (shape, dtype, SBP, device) with one small
@@ -52,6 +53,8 @@ class GlobalTensor {
   const Placement& placement() const { return meta_->placement; }
   const NdSbp& sbp() const { return meta_->sbp; }
   dist::Communicator* communicator() const { return meta_->communicator; }
+  // The communicator while it lives; RuntimeError naming `call` once it was destroyed.
+  Maybe<dist::Communicator*> LiveCommunicator(const char* call) const;
   const Tensor& local() const { return local_; }  // this rank's shard
 
   // This rank's shard (OneFlow's to_local); ValueError when undefined.
@@ -72,6 +75,7 @@ class GlobalTensor {
     Placement placement;
     NdSbp sbp;
     dist::Communicator* communicator;
+    std::weak_ptr<const void> communicator_lifetime;
   };
   Tensor local_;
   std::shared_ptr<const Meta> meta_;

@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "oneflow_lite/ep/device.h"
+#include "oneflow_lite/framework/global_dispatch.h"
+#include "oneflow_lite/framework/global_tensor.h"
 #include "tests/dist/worker/collective_checks.h"
 
 namespace oflite {
@@ -308,6 +310,49 @@ TEST_F(WorldOfOneTest, ThreadRanksBodyThatThrowsIsARuntimeError) {
   EXPECT_NE(result.error().message().find("rank 1 threw: out of luck"), std::string::npos)
       << result.error().message();
   EXPECT_FALSE(dist::IsThreadRank());
+}
+
+// A global tensor outliving its communicator keeps a readable shard; re-sharding it or an op on
+// it is a RuntimeError, not a use of freed memory.
+void ExpectCommunicatorGone(const GlobalTensor& x) {
+  const std::string gone = "the communicator this global tensor was made with is gone";
+  Maybe<GlobalTensor> boxed = x.ToGlobal(x.placement(), {BroadcastSbp()});
+  ASSERT_FALSE(boxed.ok());
+  EXPECT_EQ(boxed.error().kind(), ErrorKind::kRuntimeError);
+  EXPECT_NE(boxed.error().message().find("GlobalTensor::ToGlobal: " + gone), std::string::npos)
+      << boxed.error().message();
+  Maybe<GlobalTensor> op = GlobalDispatchOne("softmax", {x});
+  ASSERT_FALSE(op.ok());
+  EXPECT_EQ(op.error().kind(), ErrorKind::kRuntimeError);
+  EXPECT_NE(op.error().message().find("softmax: " + gone), std::string::npos)
+      << op.error().message();
+  Maybe<Tensor> local = x.ToLocal();
+  ASSERT_TRUE(local.ok()) << local.error().ToString();
+  EXPECT_EQ(local.value().elem_cnt(), x.local().elem_cnt());
+}
+
+TEST_F(WorldOfOneTest, GlobalTensorsOutlivingTheirCommunicatorFailCleanly) {
+  Maybe<Tensor> made = Tensor::Full(Shape{4, 6}, 1.0, DataType::kFloat32, Device::Cpu());
+  ASSERT_TRUE(made.ok()) << made.error().ToString();
+  const Tensor whole = made.value();
+  std::vector<GlobalTensor> kept(2);
+  Maybe<void> ran = dist::RunThreadRanks(2, [&](int rank) {
+    Maybe<GlobalTensor> x =
+        GlobalTensor::FromWhole(whole, Placement(DeviceType::kCPU, {0, 1}), {SplitSbp(0)});
+    if (x.ok()) {
+      kept[static_cast<size_t>(rank)] = x.value();
+    }
+  });
+  ASSERT_TRUE(ran.ok()) << ran.error().ToString();
+  ASSERT_TRUE(kept[0].defined() && kept[1].defined());
+  ExpectCommunicatorGone(kept[0]);
+
+  ASSERT_TRUE(dist::Init().ok());  // the process' world of 1, through the provider
+  Maybe<GlobalTensor> x =
+      GlobalTensor::FromWhole(whole, Placement(DeviceType::kCPU, {0}), {SplitSbp(0)});
+  ASSERT_TRUE(x.ok()) << x.error().ToString();
+  dist::Shutdown();
+  ExpectCommunicatorGone(x.value());
 }
 
 // One process driving a GPU per thread: NCCL between the threads (needs 2 GPUs).
