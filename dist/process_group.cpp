@@ -239,14 +239,16 @@ void Shutdown() {
 
 namespace {
 
-// The calling thread's world spec: its thread rank's, else the process's (a world of 1 before
-// Init).
-WorldSpec CurrentSpec() {
+// One member of the calling thread's world spec, read in place (no copy of the spec's strings):
+// its thread rank's, else the process's (a world of 1 before Init).
+template <typename T>
+T SpecMember(T WorldSpec::*member) {
   if (t_world != nullptr) {
-    return t_world->spec;
+    return t_world->spec.*member;
   }
+  static const WorldSpec kAlone;
   std::lock_guard<std::mutex> lock(g_mutex);
-  return g_group != nullptr ? g_group->spec : WorldSpec();
+  return (g_group != nullptr ? g_group->spec : kAlone).*member;
 }
 
 // The world's communicator for `device_type`, made on first use for CUDA.
@@ -269,11 +271,11 @@ Maybe<Communicator*> CommunicatorOf(ProcessGroup* group, DeviceType device_type)
 
 }  // namespace
 
-int Rank() { return CurrentSpec().rank; }
-int WorldSize() { return CurrentSpec().world_size; }
-int LocalRank() { return CurrentSpec().local_rank; }
-int LocalWorldSize() { return CurrentSpec().local_world_size; }
-double TimeoutSeconds() { return CurrentSpec().timeout_seconds; }
+int Rank() { return SpecMember(&WorldSpec::rank); }
+int WorldSize() { return SpecMember(&WorldSpec::world_size); }
+int LocalRank() { return SpecMember(&WorldSpec::local_rank); }
+int LocalWorldSize() { return SpecMember(&WorldSpec::local_world_size); }
+double TimeoutSeconds() { return SpecMember(&WorldSpec::timeout_seconds); }
 
 Maybe<Communicator*> GetCommunicator(DeviceType device_type) {
   if (t_world != nullptr) {
