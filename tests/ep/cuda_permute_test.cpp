@@ -118,7 +118,8 @@ void ExpectSameElements(const std::vector<double>& actual, const std::vector<dou
 }
 
 // Runs the CUDA permute primitive on fresh device tensors and compares with the reference;
-// `path` (copy | tiled | tiled pairs | general), when given, is the path the launch must report.
+// `path` (copy | tiled | tiled pairs | short side | general), when given, is the path the launch
+// must report.
 void CheckCudaPermute(const Shape& shape, const std::vector<int64_t>& perm, DataType dtype,
                       const std::string& path = "") {
   primitive::LaunchNotes notes;  // what each launch chose, as a trace sees it
@@ -215,10 +216,11 @@ TEST_F(CudaPermuteTest, MergedDimsChooseThePath) {
   CheckCudaPermute(Shape{}, {}, f32, "copy");
   CheckCudaPermute(Shape{4, 5, 6}, {0, 1, 2}, f32, "copy");
   CheckCudaPermute(Shape{4, 1, 5}, {0, 2, 1}, f32, "copy");  // only a size-1 dim moves
-  CheckCudaPermute(Shape{33, 65}, {1, 0}, f32, "tiled");
-  CheckCudaPermute(Shape{2, 3, 4, 5}, {0, 2, 3, 1}, f32, "tiled");    // (2, 3, 20) -> (0, 2, 1)
-  CheckCudaPermute(Shape{2, 3, 4, 5}, {2, 3, 0, 1}, f32, "tiled");    // (6, 20) -> (1, 0)
-  CheckCudaPermute(Shape{2, 3, 4, 5}, {0, 1, 3, 2}, f32, "tiled");    // (6, 4, 5) -> (0, 2, 1)
+  CheckCudaPermute(Shape{129, 257}, {1, 0}, f32, "tiled");  // both sides over 512 bytes
+  CheckCudaPermute(Shape{33, 65}, {1, 0}, f32, "short side");
+  CheckCudaPermute(Shape{2, 3, 4, 5}, {0, 2, 3, 1}, f32, "short side");  // (2, 3, 20) -> (0, 2, 1)
+  CheckCudaPermute(Shape{2, 3, 4, 5}, {2, 3, 0, 1}, f32, "short side");  // (6, 20) -> (1, 0)
+  CheckCudaPermute(Shape{2, 3, 4, 5}, {0, 1, 3, 2}, f32, "short side");  // (6, 4, 5) -> (0, 2, 1)
   CheckCudaPermute(Shape{2, 3, 4, 5}, {3, 1, 2, 0}, f32, "general");  // (2, 12, 5) -> (2, 1, 0)
   CheckCudaPermute(Shape{4, 6, 8}, {1, 0, 2}, f32, "general");        // rows move as 16-byte words
   CheckCudaPermute(Shape{4, 6, 3}, {1, 0, 2}, DataType::kInt8, "general");           // 1-byte words
@@ -256,21 +258,42 @@ TEST_F(CudaPermuteTest, ManyTilesOfABatchedTranspose) {
     CheckCudaPermute(Shape{7, 1025, 513}, {0, 2, 1}, dtype, "tiled");
   }
   // 16-bit matrices of even rows and columns move two elements a word: whole and partial 64 x 64
-  // tiles, a short side of 2, and the permutes a softmax over dim 0 or 1 makes.
+  // tiles.
   for (DataType dtype : {DataType::kFloat16, DataType::kBFloat16}) {
-    CheckCudaPermute(Shape{3, 130, 66}, {0, 2, 1}, dtype, "tiled pairs");
-    CheckCudaPermute(Shape{2, 4098}, {1, 0}, dtype, "tiled pairs");
-    CheckCudaPermute(Shape{128, 64, 1024}, {1, 2, 0}, dtype, "tiled pairs");
-    CheckCudaPermute(Shape{64, 1024, 128}, {2, 0, 1}, dtype, "tiled pairs");
-    CheckCudaPermute(Shape{4, 6, 8, 10}, {0, 2, 3, 1}, dtype, "tiled pairs");
-    CheckCudaPermute(Shape{130, 67}, {1, 0}, dtype, "tiled");  // an odd side: one a word
+    CheckCudaPermute(Shape{3, 260, 514}, {0, 2, 1}, dtype, "tiled pairs");
+    CheckCudaPermute(Shape{300, 4098}, {1, 0}, dtype, "tiled pairs");
+    CheckCudaPermute(Shape{301, 267}, {1, 0}, dtype, "tiled");  // odd sides: one a word
   }
-  CheckCudaPermute(Shape{1000, 3}, {1, 0}, DataType::kFloat32, "tiled");
-  CheckCudaPermute(Shape{2, 31}, {1, 0}, DataType::kFloat64, "tiled");
   CheckCudaPermute(Shape{64, 129, 3, 33}, {3, 1, 0, 2}, DataType::kFloat32, "general");
 }
 
-// Pointers one element past an aligned address: the general path falls back to narrower words.
+// A short side (at most 128 elements of at most 512 bytes): a tile holds all of it. Rows or columns short, batched or
+// not, sides that do and do not divide into 16-byte words, partial last tiles, the boundary of
+// 512 bytes on both sides of it, and the permutes a softmax over a non-last dim makes.
+TEST_F(CudaPermuteTest, ShortSidesMoveWholeInATile) {
+  for (DataType dtype : AllDataTypes()) {
+    // The longest short side.
+    const int64_t limit = std::min<int64_t>(128, 512 / static_cast<int64_t>(DataTypeSize(dtype)));
+    for (int64_t side : {int64_t{2}, int64_t{3}, int64_t{8}, int64_t{64}, limit}) {
+      CheckCudaPermute(Shape{side, 4099}, {1, 0}, dtype, "short side");
+      CheckCudaPermute(Shape{4096, side}, {1, 0}, dtype, "short side");
+      CheckCudaPermute(Shape{5, side, 1024}, {0, 2, 1}, dtype, "short side");
+      CheckCudaPermute(Shape{3, 1000, side}, {0, 2, 1}, dtype, "short side");
+    }
+    CheckCudaPermute(Shape{limit + 1, 1030}, {1, 0}, dtype, "tiled");
+  }
+  for (DataType dtype : {DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16}) {
+    CheckCudaPermute(Shape{8, 16, 64, 64}, {1, 2, 3, 0}, dtype, "short side");  // softmax dim 0
+    CheckCudaPermute(Shape{16, 64, 64, 8}, {3, 0, 1, 2}, dtype, "short side");  // and back
+    CheckCudaPermute(Shape{8, 16, 64, 64}, {0, 2, 3, 1}, dtype, "short side");  // dim 1
+    CheckCudaPermute(Shape{100, 50, 40}, {1, 2, 0}, dtype, "short side");
+    CheckCudaPermute(Shape{128, 64, 1024}, {1, 2, 0}, dtype, "short side");
+    CheckCudaPermute(Shape{64, 1024, 128}, {2, 0, 1}, dtype, "short side");
+  }
+}
+
+// Pointers one element past an aligned address: the general and short-side paths fall back to
+// narrower words.
 TEST_F(CudaPermuteTest, UnalignedPointersTakeNarrowerWords) {
   struct Case {
     Shape shape;
@@ -280,7 +303,9 @@ TEST_F(CudaPermuteTest, UnalignedPointersTakeNarrowerWords) {
   const Case cases[] = {{Shape{4, 6, 8}, {1, 0, 2}, DataType::kFloat32},
                         {Shape{3, 5, 8}, {1, 0, 2}, DataType::kFloat16},
                         {Shape{3, 2, 16}, {1, 0, 2}, DataType::kInt8},
-                        {Shape{33, 65}, {1, 0}, DataType::kFloat32}};
+                        {Shape{33, 65}, {1, 0}, DataType::kFloat32},
+                        {Shape{8, 1024}, {1, 0}, DataType::kFloat16},  // short side, no vectors
+                        {Shape{1024, 8}, {1, 0}, DataType::kBFloat16}};
   for (const Case& c : cases) {
     const std::string context = Describe(c.shape, c.perm, c.dtype) + " at offset 1";
     const size_t count = static_cast<size_t>(c.shape.elem_cnt());
@@ -375,7 +400,8 @@ TEST_F(CudaPermuteTest, LargeTensorsPast2e31Elements) {
     const char* path;
   };
   const Case cases[] = {{3, 27000, 27000, {0, 2, 1}, "tiled"},
-                        {1300, 1300, 1300, {2, 1, 0}, "general"}};
+                        {1300, 1300, 1300, {2, 1, 0}, "general"},
+                        {1, 8, 270000000, {0, 2, 1}, "short side"}};
   for (const Case& c : cases) {
     const int64_t count = c.d0 * c.d1 * c.d2;
     ASSERT_GT(count, int64_t{1} << 31);

@@ -1094,6 +1094,16 @@ TEST_F(CliTest, BenchOfOtherFunctionsHasNoTflops) {
   EXPECT_FALSE(Contains(text.out, "TFLOP/s")) << text;
 }
 
+// `bench copy` copies the bytes of --shape in --dtype: 8 x 8 float16 elements are 128 bytes,
+// read and written (256).
+TEST_F(CliTest, BenchCopyMovesTheDtypesBytes) {
+  const CliResult r = Run({"bench", "copy", "--shape", "8,8", "--dtype", "float16", "--device",
+                           "cpu", "--reps", "1", "--warmup", "0", "--json"});
+  ASSERT_TRUE(r.exited && r.status == 0) << r;
+  EXPECT_TRUE(Contains(r.out, "\"shape\": [8, 8], \"dtype\": \"float16\"")) << r;
+  EXPECT_TRUE(Contains(r.out, "\"bytes\": 256,")) << r;
+}
+
 // A rung of the SGEMM ladder runs only as float32 matmul without transposes on CUDA, and only
 // in a CUDA build; every other request is refused, naming the impl.
 TEST_F(CliTest, BenchSgemmRungRefusesWhatItCannotTime) {

@@ -323,16 +323,16 @@ Maybe<void> MatMulInputShapes(const std::string& function, const Shape& shape, c
 Maybe<BenchResult> BenchCopy(const Device& device, size_t bytes, int warmup, int reps,
                              Timing* timing) {
   Tensor src, dst;
-  const Shape shape{static_cast<int64_t>(bytes / 4)};
-  OFLITE_ASSIGN_OR_RETURN(src, RandomTensor(shape, DataType::kFloat32, device, 7));
-  OFLITE_ASSIGN_OR_RETURN(dst, Tensor::Empty(shape, DataType::kFloat32, device));
+  const Shape shape{static_cast<int64_t>(bytes)};
+  OFLITE_ASSIGN_OR_RETURN(src, Tensor::Full(shape, 1, DataType::kUInt8, device));
+  OFLITE_ASSIGN_OR_RETURN(dst, Tensor::Empty(shape, DataType::kUInt8, device));
   auto d2d = primitive::NewPrimitive<primitive::MemcpyFactory>(
       device.type(), primitive::MemcpyKind::kDeviceToDevice);
   OFLITE_CHECK_OR_RETURN(d2d != nullptr, NotImplemented) << "bench: no memcpy on " << device;
   ep::Stream* stream = timing->device->default_stream();
   BenchResult result;
   result.function = "copy";
-  result.shape = shape;
+  result.shape = Shape{static_cast<int64_t>(bytes / 4)};  // float32 words, unless the caller says
   result.device = device;
   OFLITE_ASSIGN_OR_RETURN(result.median_ms, TimeMedian(timing, device, warmup, reps, [&] {
                             return d2d->Launch(stream, dst.mut_data(), src.data(), src.nbytes());
@@ -591,9 +591,12 @@ Maybe<void> Bench(const BenchOptions& options) {
   Timing timing;
   OFLITE_ASSIGN_OR_RETURN(timing, MakeTiming(device));
   BenchResult r;
-  if (options.function == "copy") {
-    OFLITE_ASSIGN_OR_RETURN(r, BenchCopy(device, static_cast<size_t>(shape.elem_cnt()) * 4,
-                                         options.warmup, options.reps, &timing));
+  if (options.function == "copy") {  // the bytes of --shape in --dtype
+    OFLITE_ASSIGN_OR_RETURN(
+        r, BenchCopy(device, static_cast<size_t>(shape.elem_cnt()) * DataTypeSize(dtype),
+                     options.warmup, options.reps, &timing));
+    r.shape = shape;
+    r.dtype = dtype;
   } else {
     const FunctionEntry* f = nullptr;
     OFLITE_ASSIGN_OR_RETURN(f, FindFunction(options.function));

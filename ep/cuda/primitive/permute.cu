@@ -1,6 +1,6 @@
-// CUDA Permute for every dtype: the kernels of permute.cuh (copy | tiled | general, chosen per
-// launch after merging dims), with elements moved as words of their size so that the kernel
-// set depends on the element size only. The one place its cudaError_t becomes a Maybe.
+// CUDA Permute for every dtype: the kernels of permute.cuh (copy | tiled | short side |
+// general, chosen per launch after merging dims), with elements moved as words of their size so
+// that the kernel set depends on the element size only. The one place its cudaError_t becomes a Maybe.
 #include <string>
 
 #include "ep/cuda/cuda_stream.h"
@@ -41,7 +41,7 @@ class CudaPermute final : public primitive::Permute {
                                            properties.sm_count, properties.max_threads_per_sm),
         plan.path == permute_kernels::PermutePath::kCopy ? "permute: cudaMemcpyAsync"
                                                          : "permute kernel launch"));
-    // The path, for a trace: copy | tiled | tiled pairs | general.
+    // The path, for a trace: copy | tiled | tiled pairs | short side | general.
     NoteLaunch([&] {
       return std::string(permute_kernels::PermutePathName(plan.path)) +
              (plan.pairs ? " pairs" : "");

@@ -7,6 +7,8 @@
 //           shared-memory tile per block, padded by one word against bank conflicts, so that
 //           both the loads and the stores are coalesced (16-bit elements of even R and C: a
 //           64x64 tile moved two elements a word);
+//   kShortSide the same swap where R or C is short (permute_short_side.cuh): a tile holds the
+//           whole short side, both sides move in 16-byte words;
 //   kGeneral any other permutation: one thread per output element (grid-stride), the output
 //           index decomposed by fixed-size stride arrays into the input offset. When the last
 //           axis stays last, its elements move as wider words (up to 16 bytes) where the row
@@ -22,6 +24,7 @@
 #include <cstdint>
 
 #include "ep/cuda/grid_size.h"
+#include "ep/cuda/primitive/permute_short_side.cuh"
 
 namespace oflite {
 namespace ep {
@@ -33,7 +36,7 @@ constexpr int kTileDim = 32;
 // Threads per block of the general kernel, and grid-stride waves of resident blocks.
 constexpr int kBlockSize = 256;
 
-enum class PermutePath { kNone, kCopy, kTiled, kGeneral };
+enum class PermutePath { kNone, kCopy, kTiled, kShortSide, kGeneral };
 
 inline const char* PermutePathName(PermutePath path) {
   switch (path) {
@@ -41,6 +44,8 @@ inline const char* PermutePathName(PermutePath path) {
       return "copy";
     case PermutePath::kTiled:
       return "tiled";
+    case PermutePath::kShortSide:
+      return "short side";
     case PermutePath::kGeneral:
       return "general";
     case PermutePath::kNone:
@@ -459,6 +464,10 @@ inline PermutePlan PlanPermute(int elem_bytes, int num_dims, const int64_t* dims
   }
   // After merging, in-order leading axes form one batch axis: rank 2 is (1, 0), rank 3 (0, 2, 1).
   if (p.perm[r - 1] == r - 2 && p.perm[r - 2] == r - 1 && (r == 2 || (r == 3 && p.perm[0] == 0))) {
+    if (TakesShortSide(p.dims[r - 2], p.dims[r - 1], elem_bytes)) {
+      plan.path = PermutePath::kShortSide;
+      return plan;
+    }
     plan.path = PermutePath::kTiled;
     const auto address_bits = reinterpret_cast<uintptr_t>(src) | reinterpret_cast<uintptr_t>(dst);
     plan.pairs = elem_bytes == 2 && p.dims[r - 1] % 2 == 0 && p.dims[r - 2] % 2 == 0 &&
@@ -511,6 +520,27 @@ inline cudaError_t LaunchPermutePlan(cudaStream_t stream, const PermutePlan& pla
         case 8:
           return LaunchBatchTranspose<8>(stream, batch, rows, cols, src, dst, sm_count,
                                          max_threads_per_sm);
+        default:
+          return cudaErrorInvalidValue;
+      }
+    }
+    case PermutePath::kShortSide: {
+      const int64_t batch = p.rank == 3 ? p.dims[0] : 1;
+      const int64_t rows = p.dims[p.rank - 2];
+      const int64_t cols = p.dims[p.rank - 1];
+      switch (plan.word_bytes) {
+        case 1:
+          return LaunchShortSideOf<uint8_t>(stream, batch, rows, cols, src, dst, sm_count,
+                                            max_threads_per_sm);
+        case 2:
+          return LaunchShortSideOf<uint16_t>(stream, batch, rows, cols, src, dst, sm_count,
+                                             max_threads_per_sm);
+        case 4:
+          return LaunchShortSideOf<uint32_t>(stream, batch, rows, cols, src, dst, sm_count,
+                                             max_threads_per_sm);
+        case 8:
+          return LaunchShortSideOf<uint2>(stream, batch, rows, cols, src, dst, sm_count,
+                                          max_threads_per_sm);
         default:
           return cudaErrorInvalidValue;
       }
