@@ -3,7 +3,7 @@ non-last-dim target), with `oflite bench`: the call's time over three copies of 
 function moves the dim last, runs softmax, moves it back), and each of its two permutes alone as
 a share of one copy's bandwidth.
 
-usage: python3 tools/bench_softmax_dims.py [path/to/oflite] [out.json]
+usage: python3 tools/bench_softmax_dims.py [path/to/oflite] [out.json] [dtype,dtype,...]
 """
 import json
 import subprocess
@@ -23,12 +23,12 @@ def joined(values):
     return ",".join(str(v) for v in values)
 
 
-def main(oflite, out_path):
+def main(oflite, out_path, dtypes):
     rows = []
     print(f"{'shape':20} {'dtype':9} {'dim':>3} {'ms':>8} {'copy ms':>8} {'x 3 copies':>10} "
           f"{'to last':>8} {'back':>6}")
     for shape in SHAPES:
-        for dtype in DTYPES:
+        for dtype in dtypes:
             copy = bench(oflite, "copy", "--shape", joined(shape), "--dtype", dtype)
             for dim in range(len(shape) - 1):
                 to_last = [i for i in range(len(shape)) if i != dim] + [dim]
@@ -53,4 +53,5 @@ def main(oflite, out_path):
 
 if __name__ == "__main__":
     main(sys.argv[1] if len(sys.argv) > 1 else "build/tools/oflite",
-         sys.argv[2] if len(sys.argv) > 2 else "")
+         sys.argv[2] if len(sys.argv) > 2 else "",
+         sys.argv[3].split(",") if len(sys.argv) > 3 else DTYPES)

@@ -118,8 +118,8 @@ void ExpectSameElements(const std::vector<double>& actual, const std::vector<dou
 }
 
 // Runs the CUDA permute primitive on fresh device tensors and compares with the reference;
-// `path` (copy | tiled | tiled pairs | short side | general), when given, is the path the launch
-// must report.
+// `path` (copy | tiled | tiled pairs | tiled vectors | short side | general), when given, is the
+// path the launch must report.
 void CheckCudaPermute(const Shape& shape, const std::vector<int64_t>& perm, DataType dtype,
                       const std::string& path = "") {
   primitive::LaunchNotes notes;  // what each launch chose, as a trace sees it
@@ -257,9 +257,13 @@ TEST_F(CudaPermuteTest, ManyTilesOfABatchedTranspose) {
        {DataType::kFloat32, DataType::kFloat16, DataType::kInt64, DataType::kUInt8}) {
     CheckCudaPermute(Shape{7, 1025, 513}, {0, 2, 1}, dtype, "tiled");
   }
-  // 16-bit matrices of even rows and columns move two elements a word: whole and partial 64 x 64
-  // tiles.
+  // 16-bit matrices move eight elements a word where rows and columns are multiples of 8, else
+  // two where they are even: whole and partial 64 x 64 tiles.
   for (DataType dtype : {DataType::kFloat16, DataType::kBFloat16}) {
+    CheckCudaPermute(Shape{3, 264, 520}, {0, 2, 1}, dtype, "tiled vectors");
+    CheckCudaPermute(Shape{136, 200}, {1, 0}, dtype, "tiled vectors");
+    CheckCudaPermute(Shape{512, 256, 256}, {1, 2, 0}, dtype, "tiled vectors");
+    CheckCudaPermute(Shape{4, 1000, 400}, {0, 2, 1}, dtype, "tiled vectors");
     CheckCudaPermute(Shape{3, 260, 514}, {0, 2, 1}, dtype, "tiled pairs");
     CheckCudaPermute(Shape{300, 4098}, {1, 0}, dtype, "tiled pairs");
     CheckCudaPermute(Shape{301, 267}, {1, 0}, dtype, "tiled");  // odd sides: one a word
@@ -305,6 +309,7 @@ TEST_F(CudaPermuteTest, UnalignedPointersTakeNarrowerWords) {
                         {Shape{3, 2, 16}, {1, 0, 2}, DataType::kInt8},
                         {Shape{33, 65}, {1, 0}, DataType::kFloat32},
                         {Shape{8, 1024}, {1, 0}, DataType::kFloat16},  // short side, no vectors
+                        {Shape{264, 520}, {1, 0}, DataType::kFloat16},  // tiled, no vectors
                         {Shape{1024, 8}, {1, 0}, DataType::kBFloat16}};
   for (const Case& c : cases) {
     const std::string context = Describe(c.shape, c.perm, c.dtype) + " at offset 1";

@@ -41,10 +41,10 @@ class CudaPermute final : public primitive::Permute {
                                            properties.sm_count, properties.max_threads_per_sm),
         plan.path == permute_kernels::PermutePath::kCopy ? "permute: cudaMemcpyAsync"
                                                          : "permute kernel launch"));
-    // The path, for a trace: copy | tiled | tiled pairs | short side | general.
+    // The path, for a trace: copy | tiled | tiled pairs | tiled vectors | short side | general.
     NoteLaunch([&] {
       return std::string(permute_kernels::PermutePathName(plan.path)) +
-             (plan.pairs ? " pairs" : "");
+             (plan.pairs ? " pairs" : plan.vectors ? " vectors" : "");
     });
     return Ok();
   }

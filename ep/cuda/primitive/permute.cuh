@@ -5,8 +5,9 @@
 //   kCopy   the simplified permutation is the identity: one device-to-device cudaMemcpyAsync;
 //   kTiled  the last two dims swap behind in-order batch dims, (B, R, C) -> (B, C, R): a 32x32
 //           shared-memory tile per block, padded by one word against bank conflicts, so that
-//           both the loads and the stores are coalesced (16-bit elements of even R and C: a
-//           64x64 tile moved two elements a word);
+//           both the loads and the stores are coalesced (16-bit elements: a 64x64 tile moved in
+//           16-byte words where R and C are multiples of 8 and the pointers 16-byte aligned,
+//           else two elements a word where R and C are even);
 //   kShortSide the same swap where R or C is short (permute_short_side.cuh): a tile holds the
 //           whole short side, both sides move in 16-byte words;
 //   kGeneral any other permutation: one thread per output element (grid-stride), the output
@@ -324,6 +325,87 @@ cudaError_t LaunchBatchTransposePairs(cudaStream_t stream, int64_t batch, int64_
 }
 
 // ---------------------------------------------------------------------------------------------
+// Tiled batched transpose of 16-bit elements in 16-byte words: rows and cols multiples of 8,
+// both pointers 16-byte aligned. A 64 x 64 tile; each thread loads 8 neighbours of a source row
+// as one word and scatters them into the tile stored transposed, then stores 8 neighbours of a
+// destination row as one word, so that a warp reads and writes 128-byte runs of four rows. The
+// tile's 16-byte chunks are swizzled (chunk index XOR the row's chunk of 8) so that neither
+// phase conflicts on banks.
+constexpr int kVectorTile = 64;          // elements on a side
+constexpr int kVectorChunk = 8;          // 16-bit elements in a 16-byte word
+constexpr int kVectorBlockSize = 256;    // threads; each moves two words in and two out
+constexpr int kChunksPerRow = kVectorTile / kVectorChunk;
+
+inline bool TakesTiledVectors(int64_t rows, int64_t cols, int elem_bytes, const void* src,
+                              const void* dst) {
+  const auto address_bits = reinterpret_cast<uintptr_t>(src) | reinterpret_cast<uintptr_t>(dst);
+  return elem_bytes == 2 && rows % kVectorChunk == 0 && cols % kVectorChunk == 0 &&
+         address_bits % 16 == 0;
+}
+
+// Where element `r` of tile row `c` (the tile holds the transpose: row c is source column c)
+// lies: its chunk r / 8 swizzled by the row's chunk c / 8.
+__device__ __forceinline__ int TransposedTileAt(int c, int r) {
+  return c * kVectorTile + (((r / kVectorChunk) ^ (c / kVectorChunk)) * kVectorChunk) +
+         r % kVectorChunk;
+}
+
+// Blocks stride over the tiles of every matrix (TileGrid of 64).
+__global__ void __launch_bounds__(kVectorBlockSize)
+    BatchTransposeVectorsKernel(const uint16_t* __restrict__ src, uint16_t* __restrict__ dst,
+                                int64_t rows, int64_t cols, const TileGrid grid) {
+  __shared__ __align__(16) uint16_t tile[kVectorTile * kVectorTile];
+  const int64_t matrix_size = rows * cols;
+  for (int64_t t = blockIdx.x; t < grid.num_tiles; t += gridDim.x) {
+    const auto [batch, row0, col0] = TileAt(grid, t, kVectorTile);
+    const uint16_t* src_matrix = src + batch * matrix_size;
+    uint16_t* dst_matrix = dst + batch * matrix_size;
+    // Load: unit u is source row r = u / 8 of the tile, chunk j = u % 8 (columns 8j..8j+7).
+    for (int u = threadIdx.x; u < kVectorTile * kChunksPerRow; u += blockDim.x) {
+      const int r = u / kChunksPerRow;
+      const int j = u % kChunksPerRow;
+      const int64_t row = row0 + r;
+      const int64_t col = col0 + j * kVectorChunk;
+      if (row < rows && col < cols) {  // cols is a multiple of 8: the chunk is whole
+        const uint4 word = *reinterpret_cast<const uint4*>(src_matrix + row * cols + col);
+        const uint16_t* v = reinterpret_cast<const uint16_t*>(&word);
+#pragma unroll
+        for (int k = 0; k < kVectorChunk; ++k) {
+          tile[TransposedTileAt(j * kVectorChunk + k, r)] = v[k];
+        }
+      }
+    }
+    __syncthreads();
+    // Store: unit u is tile row c = u / 8 (destination row col0 + c), chunk q = u % 8 (rows
+    // 8q..8q+7 of the source), one word read from the tile.
+    for (int u = threadIdx.x; u < kVectorTile * kChunksPerRow; u += blockDim.x) {
+      const int c = u / kChunksPerRow;
+      const int q = u % kChunksPerRow;
+      const int64_t out_row = col0 + c;
+      const int64_t out_col = row0 + q * kVectorChunk;
+      if (out_row < cols && out_col < rows) {  // rows is a multiple of 8, as above
+        *reinterpret_cast<uint4*>(dst_matrix + out_row * rows + out_col) =
+            *reinterpret_cast<const uint4*>(&tile[TransposedTileAt(c, q * kVectorChunk)]);
+      }
+    }
+    __syncthreads();  // the tile is refilled by the next iteration
+  }
+}
+
+inline cudaError_t LaunchBatchTransposeVectors(cudaStream_t stream, int64_t batch, int64_t rows,
+                                               int64_t cols, const void* src, void* dst,
+                                               int sm_count, int max_threads_per_sm) {
+  const TileGrid tiles = MakeTileGrid(batch, rows, cols, kVectorTile);
+  if (tiles.num_tiles == 0) {
+    return cudaSuccess;
+  }
+  const int grid = NumBlocks(tiles.num_tiles, kVectorBlockSize, sm_count, max_threads_per_sm);
+  BatchTransposeVectorsKernel<<<grid, kVectorBlockSize, 0, stream>>>(
+      static_cast<const uint16_t*>(src), static_cast<uint16_t*>(dst), rows, cols, tiles);
+  return cudaGetLastError();
+}
+
+// ---------------------------------------------------------------------------------------------
 // General permute. kRank > 0: exactly that rank, fully unrolled; kRank == 0: any rank up to
 // kMaxDims, read from the params.
 template <typename Index, int kRank>
@@ -438,6 +520,7 @@ struct PermutePlan {
   PermutePath path = PermutePath::kNone;  // kNone: nothing to move (an empty tensor)
   int word_bytes = 0;                     // the size the kernels move elements in
   bool pairs = false;                     // tiled: 16-bit elements moved two a word
+  bool vectors = false;                   // tiled: 16-bit elements moved eight a word
   int64_t count = 0;                      // words to move
   SimplePermutation permutation;          // in words; tiled: (batch, rows, cols) or (rows, cols)
 };
@@ -470,8 +553,9 @@ inline PermutePlan PlanPermute(int elem_bytes, int num_dims, const int64_t* dims
     }
     plan.path = PermutePath::kTiled;
     const auto address_bits = reinterpret_cast<uintptr_t>(src) | reinterpret_cast<uintptr_t>(dst);
-    plan.pairs = elem_bytes == 2 && p.dims[r - 1] % 2 == 0 && p.dims[r - 2] % 2 == 0 &&
-                 address_bits % 4 == 0;
+    plan.vectors = TakesTiledVectors(p.dims[r - 2], p.dims[r - 1], elem_bytes, src, dst);
+    plan.pairs = !plan.vectors && elem_bytes == 2 && p.dims[r - 1] % 2 == 0 &&
+                 p.dims[r - 2] % 2 == 0 && address_bits % 4 == 0;
     return plan;
   }
   plan.path = PermutePath::kGeneral;
@@ -510,6 +594,10 @@ inline cudaError_t LaunchPermutePlan(cudaStream_t stream, const PermutePlan& pla
           return LaunchBatchTranspose<1>(stream, batch, rows, cols, src, dst, sm_count,
                                          max_threads_per_sm);
         case 2:
+          if (plan.vectors) {
+            return LaunchBatchTransposeVectors(stream, batch, rows, cols, src, dst, sm_count,
+                                               max_threads_per_sm);
+          }
           return plan.pairs ? LaunchBatchTransposePairs(stream, batch, rows, cols, src, dst,
                                                         sm_count, max_threads_per_sm)
                             : LaunchBatchTranspose<2>(stream, batch, rows, cols, src, dst, sm_count,
