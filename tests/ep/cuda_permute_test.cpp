@@ -216,13 +216,13 @@ TEST_F(CudaPermuteTest, MergedDimsChooseThePath) {
   CheckCudaPermute(Shape{}, {}, f32, "copy");
   CheckCudaPermute(Shape{4, 5, 6}, {0, 1, 2}, f32, "copy");
   CheckCudaPermute(Shape{4, 1, 5}, {0, 2, 1}, f32, "copy");  // only a size-1 dim moves
-  CheckCudaPermute(Shape{129, 257}, {1, 0}, f32, "tiled");  // both sides over 512 bytes
+  CheckCudaPermute(Shape{129, 257}, {1, 0}, f32, "tiled");   // both sides over 512 bytes
   CheckCudaPermute(Shape{33, 65}, {1, 0}, f32, "short side");
   CheckCudaPermute(Shape{2, 3, 4, 5}, {0, 2, 3, 1}, f32, "short side");  // (2, 3, 20) -> (0, 2, 1)
   CheckCudaPermute(Shape{2, 3, 4, 5}, {2, 3, 0, 1}, f32, "short side");  // (6, 20) -> (1, 0)
   CheckCudaPermute(Shape{2, 3, 4, 5}, {0, 1, 3, 2}, f32, "short side");  // (6, 4, 5) -> (0, 2, 1)
-  CheckCudaPermute(Shape{2, 3, 4, 5}, {3, 1, 2, 0}, f32, "general");  // (2, 12, 5) -> (2, 1, 0)
-  CheckCudaPermute(Shape{4, 6, 8}, {1, 0, 2}, f32, "general");        // rows move as 16-byte words
+  CheckCudaPermute(Shape{2, 3, 4, 5}, {3, 1, 2, 0}, f32, "general");     // (2, 12, 5) -> (2, 1, 0)
+  CheckCudaPermute(Shape{4, 6, 8}, {1, 0, 2}, f32, "general");  // rows move as 16-byte words
   CheckCudaPermute(Shape{4, 6, 3}, {1, 0, 2}, DataType::kInt8, "general");           // 1-byte words
   CheckCudaPermute(Shape{5, 3, 7, 2}, {2, 0, 1, 3}, DataType::kFloat16, "general");  // 4 bytes
 }
@@ -271,9 +271,10 @@ TEST_F(CudaPermuteTest, ManyTilesOfABatchedTranspose) {
   CheckCudaPermute(Shape{64, 129, 3, 33}, {3, 1, 0, 2}, DataType::kFloat32, "general");
 }
 
-// A short side (at most 128 elements of at most 512 bytes): a tile holds all of it. Rows or columns short, batched or
-// not, sides that do and do not divide into 16-byte words, partial last tiles, the boundary of
-// 512 bytes on both sides of it, and the permutes a softmax over a non-last dim makes.
+// A short side (at most 128 elements of at most 512 bytes): a tile holds all of it. Rows or columns
+// short, batched or not, sides that do and do not divide into 16-byte words, partial last tiles,
+// the boundary of 512 bytes on both sides of it, and the permutes a softmax over a non-last dim
+// makes.
 TEST_F(CudaPermuteTest, ShortSidesMoveWholeInATile) {
   for (DataType dtype : AllDataTypes()) {
     // The longest short side.
@@ -308,7 +309,7 @@ TEST_F(CudaPermuteTest, UnalignedPointersTakeNarrowerWords) {
                         {Shape{3, 5, 8}, {1, 0, 2}, DataType::kFloat16},
                         {Shape{3, 2, 16}, {1, 0, 2}, DataType::kInt8},
                         {Shape{33, 65}, {1, 0}, DataType::kFloat32},
-                        {Shape{8, 1024}, {1, 0}, DataType::kFloat16},  // short side, no vectors
+                        {Shape{8, 1024}, {1, 0}, DataType::kFloat16},   // short side, no vectors
                         {Shape{264, 520}, {1, 0}, DataType::kFloat16},  // tiled, no vectors
                         {Shape{1024, 8}, {1, 0}, DataType::kBFloat16}};
   for (const Case& c : cases) {

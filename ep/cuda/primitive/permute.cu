@@ -1,6 +1,7 @@
 // CUDA Permute for every dtype: the kernels of permute.cuh (copy | tiled | short side |
 // general, chosen per launch after merging dims), with elements moved as words of their size so
-// that the kernel set depends on the element size only. The one place its cudaError_t becomes a Maybe.
+// that the kernel set depends on the element size only. The one place its cudaError_t becomes a
+// Maybe.
 #include <string>
 
 #include "ep/cuda/cuda_stream.h"
@@ -43,8 +44,8 @@ class CudaPermute final : public primitive::Permute {
                                                          : "permute kernel launch"));
     // The path, for a trace: copy | tiled | tiled pairs | tiled vectors | short side | general.
     NoteLaunch([&] {
-      return std::string(permute_kernels::PermutePathName(plan.path)) +
-             (plan.pairs ? " pairs" : plan.vectors ? " vectors" : "");
+      const char* words = plan.pairs ? " pairs" : (plan.vectors ? " vectors" : "");
+      return std::string(permute_kernels::PermutePathName(plan.path)) + words;
     });
     return Ok();
   }

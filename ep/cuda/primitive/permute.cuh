@@ -331,9 +331,9 @@ cudaError_t LaunchBatchTransposePairs(cudaStream_t stream, int64_t batch, int64_
 // destination row as one word, so that a warp reads and writes 128-byte runs of four rows. The
 // tile's 16-byte chunks are swizzled (chunk index XOR the row's chunk of 8) so that neither
 // phase conflicts on banks.
-constexpr int kVectorTile = 64;          // elements on a side
-constexpr int kVectorChunk = 8;          // 16-bit elements in a 16-byte word
-constexpr int kVectorBlockSize = 256;    // threads; each moves two words in and two out
+constexpr int kVectorTile = 64;        // elements on a side
+constexpr int kVectorChunk = 8;        // 16-bit elements in a 16-byte word
+constexpr int kVectorBlockSize = 256;  // threads; each moves two words in and two out
 constexpr int kChunksPerRow = kVectorTile / kVectorChunk;
 
 inline bool TakesTiledVectors(int64_t rows, int64_t cols, int elem_bytes, const void* src,

@@ -137,8 +137,8 @@ __device__ __forceinline__ void MoveSegments(T* global, int64_t stride, int segm
 template <typename T, int V, bool kRowsShort>
 __global__ void __launch_bounds__(kShortBlockSize)
     ShortSideTransposeKernel(const T* __restrict__ src, T* __restrict__ dst, int64_t rows,
-                             int64_t cols, int64_t run, int64_t tiles_per_matrix,
-                             int64_t num_tiles, bool vector_ok) {
+                             int64_t cols, int64_t run, int64_t tiles_per_matrix, int64_t num_tiles,
+                             bool vector_ok) {
   extern __shared__ __align__(16) unsigned char short_side_smem[];
   T* tile = reinterpret_cast<T*>(short_side_smem);
   const int short_side = static_cast<int>(kRowsShort ? rows : cols);
@@ -180,7 +180,8 @@ cudaError_t LaunchShortSideKernel(cudaStream_t stream, int64_t batch, int64_t ro
   // multiple of run * S) V-aligned; the pointers are checked by the caller.
   const bool vector_ok = V > 1 && long_side % V == 0;
   const int blocks_per_sm = std::max(1, max_threads_per_sm / kShortBlockSize);
-  const int grid = static_cast<int>(std::min<int64_t>(num_tiles, int64_t{sm_count} * blocks_per_sm));
+  const int grid =
+      static_cast<int>(std::min<int64_t>(num_tiles, int64_t{sm_count} * blocks_per_sm));
   ShortSideTransposeKernel<T, V, kRowsShort><<<grid, kShortBlockSize, smem, stream>>>(
       static_cast<const T*>(src), static_cast<T*>(dst), rows, cols, run, tiles_per_matrix,
       num_tiles, vector_ok);
@@ -201,10 +202,10 @@ cudaError_t LaunchShortSideOf(cudaStream_t stream, int64_t batch, int64_t rows, 
                    : LaunchShortSideKernel<T, 1, true>(stream, batch, rows, cols, src, dst,
                                                        sm_count, max_threads_per_sm);
   }
-  return aligned ? LaunchShortSideKernel<T, V, false>(stream, batch, rows, cols, src, dst,
-                                                      sm_count, max_threads_per_sm)
-                 : LaunchShortSideKernel<T, 1, false>(stream, batch, rows, cols, src, dst,
-                                                      sm_count, max_threads_per_sm);
+  return aligned ? LaunchShortSideKernel<T, V, false>(stream, batch, rows, cols, src, dst, sm_count,
+                                                      max_threads_per_sm)
+                 : LaunchShortSideKernel<T, 1, false>(stream, batch, rows, cols, src, dst, sm_count,
+                                                      max_threads_per_sm);
 }
 
 }  // namespace permute_kernels
