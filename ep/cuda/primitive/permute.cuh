@@ -576,6 +576,14 @@ inline PermutePlan PlanPermute(int elem_bytes, int num_dims, const int64_t* dims
   return plan;
 }
 
+// The (batch, rows, cols) whose last two dims a tiled or short-side plan swaps.
+struct SwappedDims {
+  int64_t batch, rows, cols;
+};
+inline SwappedDims SwappedMatrices(const SimplePermutation& p) {
+  return {p.rank == 3 ? p.dims[0] : 1, p.dims[p.rank - 2], p.dims[p.rank - 1]};
+}
+
 inline cudaError_t LaunchPermutePlan(cudaStream_t stream, const PermutePlan& plan, const void* src,
                                      void* dst, int sm_count, int max_threads_per_sm) {
   const SimplePermutation& p = plan.permutation;
@@ -586,9 +594,7 @@ inline cudaError_t LaunchPermutePlan(cudaStream_t stream, const PermutePlan& pla
       return cudaMemcpyAsync(dst, src, static_cast<size_t>(plan.count) * plan.word_bytes,
                              cudaMemcpyDeviceToDevice, stream);
     case PermutePath::kTiled: {
-      const int64_t batch = p.rank == 3 ? p.dims[0] : 1;
-      const int64_t rows = p.dims[p.rank - 2];
-      const int64_t cols = p.dims[p.rank - 1];
+      const auto [batch, rows, cols] = SwappedMatrices(p);
       switch (plan.word_bytes) {
         case 1:
           return LaunchBatchTranspose<1>(stream, batch, rows, cols, src, dst, sm_count,
@@ -613,9 +619,7 @@ inline cudaError_t LaunchPermutePlan(cudaStream_t stream, const PermutePlan& pla
       }
     }
     case PermutePath::kShortSide: {
-      const int64_t batch = p.rank == 3 ? p.dims[0] : 1;
-      const int64_t rows = p.dims[p.rank - 2];
-      const int64_t cols = p.dims[p.rank - 1];
+      const auto [batch, rows, cols] = SwappedMatrices(p);
       switch (plan.word_bytes) {
         case 1:
           return LaunchShortSideOf<uint8_t>(stream, batch, rows, cols, src, dst, sm_count,
