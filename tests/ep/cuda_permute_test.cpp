@@ -297,8 +297,8 @@ TEST_F(CudaPermuteTest, ShortSidesMoveWholeInATile) {
   }
 }
 
-// Pointers one element past an aligned address: the general and short-side paths fall back to
-// narrower words.
+// Pointers one element past an aligned address: the general, tiled and short-side paths fall
+// back to narrower words.
 TEST_F(CudaPermuteTest, UnalignedPointersTakeNarrowerWords) {
   struct Case {
     Shape shape;

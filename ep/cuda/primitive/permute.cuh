@@ -7,9 +7,10 @@
 //           shared-memory tile per block, padded by one word against bank conflicts, so that
 //           both the loads and the stores are coalesced (16-bit elements: a 64x64 tile moved in
 //           16-byte words where R and C are multiples of 8 and the pointers 16-byte aligned,
-//           else two elements a word where R and C are even);
+//           else two elements a word where R and C are even and the pointers 4-byte aligned);
 //   kShortSide the same swap where R or C is short (permute_short_side.cuh): a tile holds the
-//           whole short side, both sides move in 16-byte words;
+//           whole short side; both sides move in 16-byte words where the pointers are 16-byte
+//           aligned and the long side is a multiple of a word's elements;
 //   kGeneral any other permutation: one thread per output element (grid-stride), the output
 //           index decomposed by fixed-size stride arrays into the input offset. When the last
 //           axis stays last, its elements move as wider words (up to 16 bytes) where the row

@@ -40,8 +40,9 @@ inline int64_t ShortSideRun(int64_t short_side, int elem_bytes) {
   return std::max<int64_t>(32, kShortTileBytes / (short_side * elem_bytes) / 32 * 32);
 }
 
-// Words of 4 bytes between tile rows made odd (conflict-free reads down a column), for 1-, 2-
-// and 4-byte elements; 8-byte ones take one element.
+// Words of 4 bytes between tile rows made odd, for 1-, 2- and 4-byte elements (8-byte ones take
+// one element), so that thread-consecutive reads down a column (the scalar tails) do not
+// conflict; the vector loops still meet 2- to 4-way conflicts on their scalar tile accesses.
 template <typename T>
 constexpr int kShortPad = sizeof(T) >= 4 ? 1 : 4 / static_cast<int>(sizeof(T));
 
