@@ -218,8 +218,10 @@ TEST_F(CudaPermuteTest, MergedDimsChooseThePath) {
   CheckCudaPermute(Shape{4, 1, 5}, {0, 2, 1}, f32, "copy");  // only a size-1 dim moves
   CheckCudaPermute(Shape{129, 257}, {1, 0}, f32, "tiled");   // both sides over 512 bytes
   CheckCudaPermute(Shape{33, 65}, {1, 0}, f32, "short side");
-  CheckCudaPermute(Shape{2, 3, 4, 5}, {0, 2, 3, 1}, f32, "short side");  // (2, 3, 20) -> (0, 2, 1)
-  CheckCudaPermute(Shape{2, 3, 4, 5}, {2, 3, 0, 1}, f32, "short side");  // (6, 20) -> (1, 0)
+  CheckCudaPermute(Shape{2, 3, 4, 5}, {0, 2, 3, 1}, f32,
+                   "short side vectors");  // (2, 3, 20) -> (0, 2, 1)
+  CheckCudaPermute(Shape{2, 3, 4, 5}, {2, 3, 0, 1}, f32,
+                   "short side vectors");                                // (6, 20) -> (1, 0)
   CheckCudaPermute(Shape{2, 3, 4, 5}, {0, 1, 3, 2}, f32, "short side");  // (6, 4, 5) -> (0, 2, 1)
   CheckCudaPermute(Shape{2, 3, 4, 5}, {3, 1, 2, 0}, f32, "general");     // (2, 12, 5) -> (2, 1, 0)
   CheckCudaPermute(Shape{4, 6, 8}, {1, 0, 2}, f32, "general");  // rows move as 16-byte words
@@ -271,56 +273,89 @@ TEST_F(CudaPermuteTest, ManyTilesOfABatchedTranspose) {
   CheckCudaPermute(Shape{64, 129, 3, 33}, {3, 1, 0, 2}, DataType::kFloat32, "general");
 }
 
-// A short side (at most 128 elements of at most 512 bytes): a tile holds all of it. Rows or columns
-// short, batched or not, sides that do and do not divide into 16-byte words, partial last tiles,
-// the boundary of 512 bytes on both sides of it, and the permutes a softmax over a non-last dim
-// makes.
+// The path a swap of (rows, cols) in fresh (16-byte aligned) tensors takes when one side is
+// short: 16-byte words where the long side divides into them; 16-bit sides over 64 that are
+// multiples of 8 go to the 16-byte tiles instead.
+std::string ShortSidePath(int64_t rows, int64_t cols, DataType dtype) {
+  const int64_t bytes = static_cast<int64_t>(DataTypeSize(dtype));
+  const int64_t side = std::min(rows, cols), long_side = std::max(rows, cols);
+  if (bytes == 2 && side > 64 && rows % 8 == 0 && cols % 8 == 0) {
+    return "tiled vectors";
+  }
+  return long_side % (16 / bytes) == 0 ? "short side vectors" : "short side";
+}
+
+// A short side (at most 128 elements of at most 512 bytes): a tile holds all of it. Rows or
+// columns short, batched or not, long sides that do and do not divide into 16-byte words,
+// several tiles with a partial last one, the limits on both sides of them, and the permutes a
+// softmax over a non-last dim makes.
 TEST_F(CudaPermuteTest, ShortSidesMoveWholeInATile) {
   for (DataType dtype : AllDataTypes()) {
     // The longest short side.
     const int64_t limit = std::min<int64_t>(128, 512 / static_cast<int64_t>(DataTypeSize(dtype)));
     for (int64_t side : {int64_t{2}, int64_t{3}, int64_t{8}, int64_t{64}, limit}) {
-      CheckCudaPermute(Shape{side, 4099}, {1, 0}, dtype, "short side");
-      CheckCudaPermute(Shape{4096, side}, {1, 0}, dtype, "short side");
-      CheckCudaPermute(Shape{5, side, 1024}, {0, 2, 1}, dtype, "short side");
-      CheckCudaPermute(Shape{3, 1000, side}, {0, 2, 1}, dtype, "short side");
+      for (int64_t long_side : {int64_t{4096}, int64_t{4099}, int64_t{1000}, int64_t{1001}}) {
+        CheckCudaPermute(Shape{side, long_side}, {1, 0}, dtype,
+                         ShortSidePath(side, long_side, dtype));
+        CheckCudaPermute(Shape{long_side, side}, {1, 0}, dtype,
+                         ShortSidePath(long_side, side, dtype));
+      }
+      CheckCudaPermute(Shape{5, side, 4099}, {0, 2, 1}, dtype, ShortSidePath(side, 4099, dtype));
+      CheckCudaPermute(Shape{5, side, 1024}, {0, 2, 1}, dtype, ShortSidePath(side, 1024, dtype));
+      CheckCudaPermute(Shape{3, 1001, side}, {0, 2, 1}, dtype, ShortSidePath(1001, side, dtype));
+      CheckCudaPermute(Shape{3, 1000, side}, {0, 2, 1}, dtype, ShortSidePath(1000, side, dtype));
     }
     CheckCudaPermute(Shape{limit + 1, 1030}, {1, 0}, dtype, "tiled");
   }
   for (DataType dtype : {DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16}) {
-    CheckCudaPermute(Shape{8, 16, 64, 64}, {1, 2, 3, 0}, dtype, "short side");  // softmax dim 0
-    CheckCudaPermute(Shape{16, 64, 64, 8}, {3, 0, 1, 2}, dtype, "short side");  // and back
-    CheckCudaPermute(Shape{8, 16, 64, 64}, {0, 2, 3, 1}, dtype, "short side");  // dim 1
-    CheckCudaPermute(Shape{100, 50, 40}, {1, 2, 0}, dtype, "short side");
-    CheckCudaPermute(Shape{128, 64, 1024}, {1, 2, 0}, dtype, "short side");
-    CheckCudaPermute(Shape{64, 1024, 128}, {2, 0, 1}, dtype, "short side");
+    const struct {
+      Shape shape;
+      std::vector<int64_t> perm;
+      int64_t rows, cols;                                         // the swap it merges to
+    } cases[] = {{Shape{8, 16, 64, 64}, {1, 2, 3, 0}, 8, 65536},  // softmax over dim 0
+                 {Shape{16, 64, 64, 8}, {3, 0, 1, 2}, 65536, 8},  // and back
+                 {Shape{8, 16, 64, 64}, {0, 2, 3, 1}, 16, 4096},  // dim 1
+                 {Shape{100, 50, 40}, {1, 2, 0}, 100, 2000},
+                 {Shape{128, 64, 1024}, {1, 2, 0}, 128, 65536},
+                 {Shape{64, 1024, 128}, {2, 0, 1}, 65536, 128}};
+    for (const auto& c : cases) {
+      CheckCudaPermute(c.shape, c.perm, dtype, ShortSidePath(c.rows, c.cols, dtype));
+    }
   }
 }
 
-// Pointers one element past an aligned address: the general, tiled and short-side paths fall
-// back to narrower words.
+// Pointers a few elements past an aligned address: the general, tiled and short-side paths fall
+// back to narrower words (the path each reports, where given).
 TEST_F(CudaPermuteTest, UnalignedPointersTakeNarrowerWords) {
   struct Case {
     Shape shape;
     std::vector<int64_t> perm;
     DataType dtype;
+    size_t offset;     // elements past the allocation's start, on both sides
+    std::string path;  // "" where not checked
   };
-  const Case cases[] = {{Shape{4, 6, 8}, {1, 0, 2}, DataType::kFloat32},
-                        {Shape{3, 5, 8}, {1, 0, 2}, DataType::kFloat16},
-                        {Shape{3, 2, 16}, {1, 0, 2}, DataType::kInt8},
-                        {Shape{33, 65}, {1, 0}, DataType::kFloat32},
-                        {Shape{8, 1024}, {1, 0}, DataType::kFloat16},   // short side, no vectors
-                        {Shape{264, 520}, {1, 0}, DataType::kFloat16},  // tiled, no vectors
-                        {Shape{1024, 8}, {1, 0}, DataType::kBFloat16}};
+  const DataType f16 = DataType::kFloat16;
+  const Case cases[] = {{Shape{4, 6, 8}, {1, 0, 2}, DataType::kFloat32, 1, ""},
+                        {Shape{3, 5, 8}, {1, 0, 2}, f16, 1, ""},
+                        {Shape{3, 2, 16}, {1, 0, 2}, DataType::kInt8, 1, ""},
+                        {Shape{33, 65}, {1, 0}, DataType::kFloat32, 1, "short side"},
+                        {Shape{33, 65}, {1, 0}, DataType::kUInt8, 1, "short side"},
+                        {Shape{33, 64}, {1, 0}, DataType::kInt64, 1, "short side"},
+                        {Shape{8, 1024}, {1, 0}, f16, 1, "short side"},
+                        {Shape{1024, 8}, {1, 0}, DataType::kBFloat16, 1, "short side"},
+                        {Shape{264, 520}, {1, 0}, f16, 1, "tiled"},
+                        {Shape{264, 520}, {1, 0}, f16, 2, "tiled pairs"}};
   for (const Case& c : cases) {
-    const std::string context = Describe(c.shape, c.perm, c.dtype) + " at offset 1";
+    primitive::LaunchNotes notes;
+    const std::string context =
+        Describe(c.shape, c.perm, c.dtype) + " at offset " + std::to_string(c.offset);
     const size_t count = static_cast<size_t>(c.shape.elem_cnt());
-    const size_t bytes = DataTypeSize(c.dtype);
-    std::vector<double> x = DistinctValues(count + 1, c.dtype);
-    const Tensor x_t =
-        MakeTensor(x, Shape{static_cast<int64_t>(count + 1)}, c.dtype, Device::Cuda(0));
-    const Tensor y_t = MakeTensor(std::vector<double>(count + 1, Poison(c.dtype)),
-                                  Shape{static_cast<int64_t>(count + 1)}, c.dtype, Device::Cuda(0));
+    const size_t bytes = DataTypeSize(c.dtype) * c.offset;
+    const Shape flat{static_cast<int64_t>(count + c.offset)};
+    std::vector<double> x = DistinctValues(count + c.offset, c.dtype);
+    const Tensor x_t = MakeTensor(x, flat, c.dtype, Device::Cuda(0));
+    const Tensor y_t = MakeTensor(std::vector<double>(count + c.offset, Poison(c.dtype)), flat,
+                                  c.dtype, Device::Cuda(0));
     auto permute =
         primitive::NewPrimitive<primitive::PermuteFactory>(DeviceType::kCUDA, c.dtype, 4);
     ASSERT_NE(permute, nullptr);
@@ -331,11 +366,19 @@ TEST_F(CudaPermuteTest, UnalignedPointersTakeNarrowerWords) {
                     .ok())
         << context;
     ASSERT_TRUE(CudaStream()->Sync().ok());
+    if (!c.path.empty()) {
+      EXPECT_EQ(notes.Describe(*permute),
+                std::string("cuda.permute<") + DataTypeName(c.dtype) + ">[" + c.path + "]")
+          << context;
+    }
     const std::vector<double> y = ToDoubles(y_t);
-    EXPECT_EQ(y[0], Poison(c.dtype)) << context << ": wrote before its start";
-    x.erase(x.begin());
-    ExpectSameElements(std::vector<double>(y.begin() + 1, y.end()),
-                       ReferencePermute(x, c.shape, c.perm), context);
+    for (size_t i = 0; i < c.offset; ++i) {
+      EXPECT_EQ(y[i], Poison(c.dtype)) << context << ": wrote before its start";
+    }
+    x.erase(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(c.offset));
+    ExpectSameElements(
+        std::vector<double>(y.begin() + static_cast<std::ptrdiff_t>(c.offset), y.end()),
+        ReferencePermute(x, c.shape, c.perm), context);
   }
 }
 
@@ -407,7 +450,7 @@ TEST_F(CudaPermuteTest, LargeTensorsPast2e31Elements) {
   };
   const Case cases[] = {{3, 27000, 27000, {0, 2, 1}, "tiled"},
                         {1300, 1300, 1300, {2, 1, 0}, "general"},
-                        {1, 8, 270000000, {0, 2, 1}, "short side"}};
+                        {1, 8, 270000000, {0, 2, 1}, "short side vectors"}};
   for (const Case& c : cases) {
     const int64_t count = c.d0 * c.d1 * c.d2;
     ASSERT_GT(count, int64_t{1} << 31);

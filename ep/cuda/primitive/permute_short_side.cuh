@@ -35,6 +35,14 @@ inline bool TakesShortSide(int64_t rows, int64_t cols, int elem_bytes) {
   return side <= kMaxShortSide && side * elem_bytes <= kMaxShortSideBytes;
 }
 
+// Whether both sides move in 16-byte words: both pointers 16-byte aligned and the long side a
+// multiple of a word's elements (then every segment, batch and tile start is one too).
+inline bool ShortSideVectors(int64_t rows, int64_t cols, int elem_bytes, const void* src,
+                             const void* dst) {
+  const auto address_bits = reinterpret_cast<uintptr_t>(src) | reinterpret_cast<uintptr_t>(dst);
+  return address_bits % 16 == 0 && std::max(rows, cols) % (16 / elem_bytes) == 0;
+}
+
 // Elements a tile takes along the long side: a multiple of 32 filling about kShortTileBytes.
 inline int64_t ShortSideRun(int64_t short_side, int elem_bytes) {
   return std::max<int64_t>(32, kShortTileBytes / (short_side * elem_bytes) / 32 * 32);
@@ -177,33 +185,31 @@ cudaError_t LaunchShortSideKernel(cudaStream_t stream, int64_t batch, int64_t ro
   const int64_t tiles_per_matrix = (long_side + run - 1) / run;
   const int64_t num_tiles = batch * tiles_per_matrix;
   const size_t smem = static_cast<size_t>(short_side * (run + kShortPad<T>)) * sizeof(T);
-  // Vectors need every segment start (a multiple of long_side) and every block start (a
-  // multiple of run * S) V-aligned; the pointers are checked by the caller.
-  const bool vector_ok = V > 1 && long_side % V == 0;
+  static_assert(32 % V == 0, "a run (a multiple of 32) is whole vectors");
+  const bool vector_ok = V > 1;  // the caller checked ShortSideVectors
   const int blocks_per_sm = std::max(1, max_threads_per_sm / kShortBlockSize);
-  const int grid =
-      static_cast<int>(std::min<int64_t>(num_tiles, int64_t{sm_count} * blocks_per_sm));
+  const int grid = static_cast<int>(
+      std::max<int64_t>(1, std::min<int64_t>(num_tiles, int64_t{sm_count} * blocks_per_sm)));
   ShortSideTransposeKernel<T, V, kRowsShort><<<grid, kShortBlockSize, smem, stream>>>(
       static_cast<const T*>(src), static_cast<T*>(dst), rows, cols, run, tiles_per_matrix,
       num_tiles, vector_ok);
   return cudaGetLastError();
 }
 
-// Elements of `elem_bytes` moved as words of their size; 16-byte vectors where both pointers
-// are 16-byte aligned.
+// Elements moved as words of their size, in 16-byte vectors where `vectors`
+// (ShortSideVectors).
 template <typename T>
 cudaError_t LaunchShortSideOf(cudaStream_t stream, int64_t batch, int64_t rows, int64_t cols,
-                              const void* src, void* dst, int sm_count, int max_threads_per_sm) {
+                              const void* src, void* dst, bool vectors, int sm_count,
+                              int max_threads_per_sm) {
   constexpr int V = 16 / sizeof(T);
-  const bool aligned =
-      ((reinterpret_cast<uintptr_t>(src) | reinterpret_cast<uintptr_t>(dst)) % 16) == 0;
   if (rows <= cols) {
-    return aligned ? LaunchShortSideKernel<T, V, true>(stream, batch, rows, cols, src, dst,
+    return vectors ? LaunchShortSideKernel<T, V, true>(stream, batch, rows, cols, src, dst,
                                                        sm_count, max_threads_per_sm)
                    : LaunchShortSideKernel<T, 1, true>(stream, batch, rows, cols, src, dst,
                                                        sm_count, max_threads_per_sm);
   }
-  return aligned ? LaunchShortSideKernel<T, V, false>(stream, batch, rows, cols, src, dst, sm_count,
+  return vectors ? LaunchShortSideKernel<T, V, false>(stream, batch, rows, cols, src, dst, sm_count,
                                                       max_threads_per_sm)
                  : LaunchShortSideKernel<T, 1, false>(stream, batch, rows, cols, src, dst, sm_count,
                                                       max_threads_per_sm);
