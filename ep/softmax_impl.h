@@ -13,7 +13,8 @@ namespace oflite {
 namespace ep {
 
 // kSplitRows: each row split over several blocks, two passes (float64 keeps its one kernel);
-// kCluster: a row per thread-block cluster (forward, 16-byte aligned tensors).
+// kCluster: a row per thread-block cluster held in registers, kClusterSmem: in shared memory
+// (both forward, 16-byte aligned tensors).
 enum class SoftmaxImpl {
   kAuto,
   kWarp,
@@ -21,7 +22,8 @@ enum class SoftmaxImpl {
   kBlockSmem,
   kBlockUncached,
   kSplitRows,
-  kCluster
+  kCluster,
+  kClusterSmem
 };
 
 void SetSoftmaxImplOverride(SoftmaxImpl impl);

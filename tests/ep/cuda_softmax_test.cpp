@@ -105,7 +105,8 @@ bool GpuHasClusters() {
 }
 
 // Forced split rows take any shape but float64; a forced cluster any forward row up to 8 CTAs
-// of 1024 threads of 8 packs. (By default both take only tensors larger than these shapes:
+// of 1024 threads of 8 packs, a forced cluster-smem any forward row up to 16 CTAs of the
+// shared memory a block may have. (By default both take only tensors larger than these shapes:
 // LongAndFewRowsThroughTheDispatch.)
 std::string ExpectedPath(SoftmaxImpl impl, DataType dtype, int64_t cols, bool backward) {
   if (dtype == DataType::kFloat64 || impl == SoftmaxImpl::kBlockUncached) {
@@ -119,6 +120,15 @@ std::string ExpectedPath(SoftmaxImpl impl, DataType dtype, int64_t cols, bool ba
     if (!backward && GpuHasClusters() && cols <= 8 * 1024 * 8 * (float32 ? 4 : 8)) {
       return "cluster";
     }
+    impl = SoftmaxImpl::kAuto;
+  }
+  // Up to 16 CTAs of 227 KB: every shape here; by default rows past 32768 columns (the tests'
+  // shapes have too few bytes for the split path)
+  if (!backward && GpuHasClusters() &&
+      (impl == SoftmaxImpl::kClusterSmem || (impl == SoftmaxImpl::kAuto && cols > 32768))) {
+    return "cluster-smem";
+  }
+  if (impl == SoftmaxImpl::kClusterSmem) {
     impl = SoftmaxImpl::kAuto;
   }
   const int64_t pack = float32 ? 4 : 8;
@@ -213,6 +223,8 @@ std::string ImplName(SoftmaxImpl impl) {
       return "split";
     case SoftmaxImpl::kCluster:
       return "cluster";
+    case SoftmaxImpl::kClusterSmem:
+      return "cluster_smem";
     default:
       return "auto";
   }
@@ -223,7 +235,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Combine(::testing::Values(SoftmaxImpl::kAuto, SoftmaxImpl::kWarp,
                                          SoftmaxImpl::kBlockRegister, SoftmaxImpl::kBlockSmem,
                                          SoftmaxImpl::kBlockUncached, SoftmaxImpl::kSplitRows,
-                                         SoftmaxImpl::kCluster),
+                                         SoftmaxImpl::kCluster, SoftmaxImpl::kClusterSmem),
                        ::testing::Values(DataType::kFloat32, DataType::kFloat64, DataType::kFloat16,
                                          DataType::kBFloat16)),
     [](const auto& info) {
@@ -239,7 +251,8 @@ TEST_F(CudaSoftmaxTest, ForcedPathsAreTheOnesThatRan) {
       {SoftmaxImpl::kBlockSmem, "[smem pack=4"},
       {SoftmaxImpl::kBlockUncached, "[uncached pack=4"},
       {SoftmaxImpl::kSplitRows, "[split pack=4 block=512 splits=1"},
-      {SoftmaxImpl::kCluster, "[cluster pack=4 block=32 ctas=2 cols/thread=16]"}};
+      {SoftmaxImpl::kCluster, "[cluster pack=4 block=32 ctas=2 cols/thread=16]"},
+      {SoftmaxImpl::kClusterSmem, "[cluster-smem pack=4 block=64 ctas=1]"}};
   for (const auto& [impl, expected] : cases) {
     ep::ScopedSoftmaxImpl forced(impl);
     const RunResult r = RunOnCuda({x}, false, false, 1);
@@ -285,7 +298,10 @@ TEST_F(CudaSoftmaxTest, ForcedPathsAreTheOnesThatRan) {
       {{2, 16384}, DataType::kBFloat16, 4, "[register pack=8 block=256 cols/thread=64]"},
       // 16-bit rows that start mid-pack past 16384 columns: shared memory
       {{3, 20001}, DataType::kBFloat16, 4, "[smem pack=8"},
-      {{1, 100000}, DataType::kFloat32, 5, "[uncached"},  // 400 KB
+      {{1, 100000},
+       DataType::kFloat32,
+       5,
+       GpuHasClusters() ? "[cluster-smem pack=4 block=224 ctas=7]" : "[uncached"},  // 400 KB
       {{2, 3}, DataType::kFloat64, 6, "[uncached"}};
   for (const DefaultCase& c : defaults) {
     const Tensor t =
@@ -338,34 +354,33 @@ TEST_F(CudaSoftmaxTest, RegisterPathBlocksLoopOverMoreRowsThanTheGrid) {
 }
 
 // By default: a quarter as many rows as SMs or fewer, long and in a tensor of 2 MB or more,
-// split over blocks (forward and backward; a row of 2^20 + 3 columns, odd lengths); softmax rows
-// past 32768 columns (float32 to 65536, 16-bit types from 65536) in tensors of as many rows as
-// SMs, a cluster a row (log_softmax and the backward keep the block kernels).
+// split over blocks (forward and backward; a row of 2^20 + 3 columns, odd lengths); forward rows
+// past 32768 columns a cluster a row in shared memory, of those few rows where slices of 64 KB
+// hold a row or clusters take at most half the SMs (where the GPU has no clusters, and for the
+// backward, the split path or the block kernels).
 TEST_F(CudaSoftmaxTest, LongAndFewRowsThroughTheDispatch) {
   const int64_t sms = Unwrap(ep::GetCudaDeviceProperties(0))->sm_count;
   struct Case {
     DataType dtype;
     Shape2 shape;
-    std::string softmax, log_softmax, backward;
+    std::string forward, forward_without_clusters, backward;
   };
-  const Case cases[] = {{DataType::kFloat32, {1, (1 << 20) + 3}, "split", "split", "split"},
-                        {DataType::kBFloat16, {1, (1 << 20) + 3}, "split", "split", "split"},
-                        {DataType::kFloat16, {5, 300001}, "split", "split", "split"},
-                        {DataType::kFloat32, {sms / 4, 65536}, "split", "split", "split"},
-                        {DataType::kBFloat16, {sms, 40001}, "smem", "smem", "smem"},
-                        {DataType::kBFloat16, {sms, 65536}, "cluster", "smem", "uncached"},
-                        {DataType::kFloat32, {sms, 65536}, "cluster", "uncached", "uncached"},
-                        {DataType::kFloat16, {sms, 100003}, "cluster", "smem", "uncached"}};
+  const Case cases[] = {
+      {DataType::kFloat32, {1, (1 << 20) + 3}, "split", "split", "split"},          // 16 x 256 KB
+      {DataType::kBFloat16, {1, (1 << 20) + 3}, "cluster-smem", "split", "split"},  // 16 x 128 KB
+      {DataType::kFloat16, {5, 300001}, "cluster-smem", "split", "split"},          // 10 x 60 KB
+      {DataType::kFloat32, {sms / 4, 65536}, "cluster-smem", "split", "split"},
+      {DataType::kFloat32, {8, 524288}, "split", "split", "split"},  // 128 x 128 KB
+      {DataType::kBFloat16, {sms, 40001}, "cluster-smem", "smem", "smem"},
+      {DataType::kBFloat16, {sms, 65536}, "cluster-smem", "smem", "uncached"},
+      {DataType::kFloat32, {sms / 4 + 1, 65536}, "cluster-smem", "uncached", "uncached"},
+      {DataType::kFloat16, {sms, 100003}, "cluster-smem", "smem", "uncached"}};
   for (const Case& c : cases) {
-    // Without clusters softmax takes the block kernel log_softmax takes.
-    const std::string& softmax =
-        c.softmax == "cluster" && !GpuHasClusters() ? c.log_softmax : c.softmax;
+    const std::string& forward = GpuHasClusters() ? c.forward : c.forward_without_clusters;
     for (bool log : {false, true}) {
       for (bool backward : {false, true}) {
         CheckShapeOnPath(SoftmaxImpl::kAuto, c.dtype, c.shape, log, backward,
-                         backward ? c.backward
-                         : log    ? c.log_softmax
-                                  : softmax);
+                         backward ? c.backward : forward);
       }
     }
   }
@@ -413,16 +428,19 @@ std::vector<std::pair<Shape, std::vector<double>>> SpecialValueCases() {
   const double inf = INFINITY, nan = NAN;
   std::vector<std::pair<Shape, std::vector<double>>> cases = {
       {Shape{4, 3}, {1, inf, 2, -inf, -inf, -inf, 1, nan, 3, -inf, 0, 0}}};
-  for (int64_t cols : {24, 256, 1024, 1025}) {
+  // 40000 columns: several CTAs a row on the cluster-smem path, whose row 3 has slices of only
+  // -inf.
+  for (int64_t cols : {24, 256, 1024, 1025, 40000}) {
     const size_t n = static_cast<size_t>(cols);
     std::vector<double> wide(4 * n);
     for (size_t i = 0; i < wide.size(); ++i) {
       wide[i] = static_cast<double>(i % 7) - 3;
     }
-    wide[9] = inf;                                                     // row 0: +inf mid-pack
-    wide[n + 13] = nan;                                                // row 1: NaN mid-pack
-    std::fill(wide.begin() + 2 * n, wide.begin() + 3 * n, -inf);       // row 2: only -inf
-    std::fill(wide.begin() + 3 * n, wide.begin() + 3 * n + 16, -inf);  // row 3: -inf packs first
+    wide[9] = inf;                                                // row 0: +inf mid-pack
+    wide[n + 13] = nan;                                           // row 1: NaN mid-pack
+    std::fill(wide.begin() + 2 * n, wide.begin() + 3 * n, -inf);  // row 2: only -inf
+    const size_t prefix = cols >= 40000 ? n / 2 : 16;
+    std::fill(wide.begin() + 3 * n, wide.begin() + 3 * n + prefix, -inf);  // row 3: -inf first
     cases.push_back({Shape{4, cols}, wide});
   }
   return cases;
@@ -432,7 +450,8 @@ TEST_F(CudaSoftmaxTest, SpecialValuesAgreeWithTheCpu) {
   for (const auto& [shape, row_values] : SpecialValueCases()) {
     for (SoftmaxImpl impl :
          {SoftmaxImpl::kWarp, SoftmaxImpl::kBlockRegister, SoftmaxImpl::kBlockSmem,
-          SoftmaxImpl::kBlockUncached, SoftmaxImpl::kSplitRows, SoftmaxImpl::kCluster}) {
+          SoftmaxImpl::kBlockUncached, SoftmaxImpl::kSplitRows, SoftmaxImpl::kCluster,
+          SoftmaxImpl::kClusterSmem}) {
       ep::ScopedSoftmaxImpl forced(impl);
       for (DataType dtype : FloatingDataTypes()) {
         for (bool log : {false, true}) {
@@ -476,7 +495,8 @@ TEST_F(CudaSoftmaxTest, OutputsBelowFloatsNormalRangeAreNotFlushed) {
     const Shape shape = {3, static_cast<int64_t>(cols)};
     for (SoftmaxImpl impl :
          {SoftmaxImpl::kWarp, SoftmaxImpl::kBlockRegister, SoftmaxImpl::kBlockSmem,
-          SoftmaxImpl::kBlockUncached, SoftmaxImpl::kSplitRows, SoftmaxImpl::kCluster}) {
+          SoftmaxImpl::kBlockUncached, SoftmaxImpl::kSplitRows, SoftmaxImpl::kCluster,
+          SoftmaxImpl::kClusterSmem}) {
       ep::ScopedSoftmaxImpl forced(impl);
       for (DataType dtype : {DataType::kFloat32, DataType::kBFloat16}) {
         const RunResult r = RunOnCuda({MakeTensor(values, shape, dtype)}, false, false, 1);
@@ -498,9 +518,10 @@ TEST_F(CudaSoftmaxTest, Float32ExpHoldsItsToleranceOnWideRows) {
     const Shape shape = {s.rows, s.cols};
     const std::vector<double> x = RoundTo(
         RandomValues(static_cast<size_t>(s.rows * s.cols), s.cols, -35, 35), DataType::kFloat32);
-    for (SoftmaxImpl impl : {SoftmaxImpl::kAuto, SoftmaxImpl::kWarp, SoftmaxImpl::kBlockRegister,
-                             SoftmaxImpl::kBlockSmem, SoftmaxImpl::kBlockUncached,
-                             SoftmaxImpl::kSplitRows, SoftmaxImpl::kCluster}) {
+    for (SoftmaxImpl impl :
+         {SoftmaxImpl::kAuto, SoftmaxImpl::kWarp, SoftmaxImpl::kBlockRegister,
+          SoftmaxImpl::kBlockSmem, SoftmaxImpl::kBlockUncached, SoftmaxImpl::kSplitRows,
+          SoftmaxImpl::kCluster, SoftmaxImpl::kClusterSmem}) {
       ep::ScopedSoftmaxImpl forced(impl);
       for (bool log : {false, true}) {
         const RunResult r = RunOnCuda({MakeTensor(x, shape, DataType::kFloat32)}, log, false, 1);
@@ -536,9 +557,10 @@ TEST_F(CudaSoftmaxTest, LogSoftmaxOfADominantValueKeepsFloatPrecision) {
       }
     }
     const Shape shape = {rows, cols};
-    for (SoftmaxImpl impl : {SoftmaxImpl::kAuto, SoftmaxImpl::kWarp, SoftmaxImpl::kBlockRegister,
-                             SoftmaxImpl::kBlockSmem, SoftmaxImpl::kBlockUncached,
-                             SoftmaxImpl::kSplitRows, SoftmaxImpl::kCluster}) {
+    for (SoftmaxImpl impl :
+         {SoftmaxImpl::kAuto, SoftmaxImpl::kWarp, SoftmaxImpl::kBlockRegister,
+          SoftmaxImpl::kBlockSmem, SoftmaxImpl::kBlockUncached, SoftmaxImpl::kSplitRows,
+          SoftmaxImpl::kCluster, SoftmaxImpl::kClusterSmem}) {
       ep::ScopedSoftmaxImpl forced(impl);
       const RunResult r =
           RunOnCuda({MakeTensor(values, shape, DataType::kFloat32)}, true, false, 1);
@@ -565,7 +587,8 @@ TEST_F(CudaSoftmaxTest, RowsThatEndMidPackWriteNothingPastTheTensor) {
   ep::Stream* stream = Unwrap(ep::GetDevice(Device::Cuda(0)))->default_stream();
   for (const auto& [impl, path] : {std::make_pair(SoftmaxImpl::kBlockRegister, "[register "),
                                    std::make_pair(SoftmaxImpl::kSplitRows, "[split "),
-                                   std::make_pair(SoftmaxImpl::kCluster, "[cluster ")}) {
+                                   std::make_pair(SoftmaxImpl::kCluster, "[cluster "),
+                                   std::make_pair(SoftmaxImpl::kClusterSmem, "[cluster-smem ")}) {
     ep::ScopedSoftmaxImpl forced(impl);
     for (DataType dtype : {DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16}) {
       for (const Shape2& s : shapes) {
@@ -737,8 +760,8 @@ TEST_F(CudaSoftmaxTest, LargeTensorBeyondTwoToThe31Elements) {
 }
 
 // More than 2^31 elements on the split path (one row of 2^31 + 5 float16 columns) and the
-// cluster path (32769 rows of 65536): each checked row's max and sum in double, and its outputs
-// at about 4096 columns against exp(x - max) / sum. Large (4.3 GB each way): runs only with
+// cluster-smem path (32769 rows of 65536): each checked row's max and sum in double, and its
+// outputs at about 4096 columns against exp(x - max) / sum. Large (4.3 GB each way): runs only with
 // OFLITE_LARGE_TESTS=1.
 TEST_F(CudaSoftmaxTest, LargeSplitAndClusterRowsBeyondTwoToThe31Elements) {
   if (std::getenv("OFLITE_LARGE_TESTS") == nullptr) {
@@ -749,8 +772,8 @@ TEST_F(CudaSoftmaxTest, LargeSplitAndClusterRowsBeyondTwoToThe31Elements) {
     std::string path;
   };
   for (const Case& c :
-       {Case{1, (int64_t{1} << 31) + 5, "[split "}, Case{32769, 65536, "[cluster "}}) {
-    if (c.path == "[cluster " && !GpuHasClusters()) {
+       {Case{1, (int64_t{1} << 31) + 5, "[split "}, Case{32769, 65536, "[cluster-smem "}}) {
+    if (c.path == "[cluster-smem " && !GpuHasClusters()) {
       continue;
     }
     const Shape shape = {c.rows, c.cols};

@@ -103,10 +103,9 @@ TEST(SoftmaxPlanTest, SplitRowsTakeFewLongRowsAndCoverThem) {
   EXPECT_EQ(PlanSplitRows(10, 1, 0, 4).splits, 0);   // an empty tensor
 }
 
-// Cluster plans hold the row in at most 8 CTAs of whole warps, up to 1024 threads of 8 packs;
-// by default the cluster takes softmax rows of float32 from 32769 to 65536 columns and of 16-bit
-// types from 65536, in tensors of at least as many rows as SMs.
-TEST(SoftmaxPlanTest, ClusterPlansHoldTheRowAndTakeWhereTheyWon) {
+// Cluster plans (a forced path only) hold the row in at most 8 CTAs of whole warps, up to 1024
+// threads of 8 packs.
+TEST(SoftmaxPlanTest, ClusterPlansHoldTheRow) {
   for (int elem_size : {4, 2}) {
     const int64_t pack = PackOf(elem_size);
     for (int64_t cols : {1, 100, 32769, 50257, 65536, 131072, 262143, 262144, 524288, 524296}) {
@@ -127,18 +126,55 @@ TEST(SoftmaxPlanTest, ClusterPlansHoldTheRowAndTakeWhereTheyWon) {
   EXPECT_EQ(PlanCluster(262148, 4).ctas, 0);
   EXPECT_EQ(PlanCluster(524288, 2).ctas, 8);
   EXPECT_EQ(PlanCluster(524296, 2).ctas, 0);
+}
+
+// Cluster-smem plans: the fewest CTAs (up to 16) whose slices of whole packs cover the row's
+// packs within 64 KB (or the size asked), with a thread per 16 packs of a slice (64 to 512);
+// longer rows take 16 CTAs and leave the launcher to check that a slice fits shared memory. By
+// default the path takes 16- and 32-bit rows past 32768 columns, and of the split path's few rows
+// those it measured faster on.
+TEST(SoftmaxPlanTest, ClusterSmemPlansCoverTheRowInTheFewestSlices) {
+  for (int elem_size : {4, 2}) {
+    const int64_t pack = PackOf(elem_size);
+    for (int64_t cols : {1, 3, 100, 20000, 32769, 50257, 65536, 128256, 262143, 1048576}) {
+      const ClusterSmemPlan plan = PlanClusterSmem(cols, elem_size);
+      const std::string what = std::to_string(elem_size) + " bytes, " + std::to_string(cols);
+      const int64_t packs = cols / pack;
+      ASSERT_GE(plan.ctas, 1) << what;
+      ASSERT_LE(plan.ctas, kClusterSmemMaxCtas) << what;
+      EXPECT_GE(plan.ctas * plan.slice_packs, packs) << what;
+      EXPECT_GE(plan.slice_packs, 1) << what;
+      EXPECT_EQ(plan.threads % 32, 0) << what;
+      EXPECT_GE(plan.threads, 64) << what;
+      EXPECT_LE(plan.threads, kClusterSmemMaxThreads) << what;
+      if (plan.ctas < kClusterSmemMaxCtas) {
+        EXPECT_LE(plan.slice_packs * 16, 64 << 10) << what;
+        if (plan.ctas > 1) {  // one CTA fewer would not do
+          EXPECT_GT((packs + plan.ctas - 2) / (plan.ctas - 1) * 16, 64 << 10) << what;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(PlanClusterSmem(20000, 4).ctas, 2);  // 5000 packs, 4096 a slice
+  EXPECT_EQ(PlanClusterSmem(20000, 4).threads, 160);
+  EXPECT_EQ(PlanClusterSmem(128256, 2).ctas, 4);  // 16032 packs
+  EXPECT_EQ(PlanClusterSmem(65536, 4).threads, 256);
+  EXPECT_EQ(PlanClusterSmem(1048576, 4).ctas, 16);  // 4 MB: past 16 slices of 64 KB
+  EXPECT_EQ(PlanClusterSmem(1048576, 4).slice_packs, 16384);
+  EXPECT_EQ(PlanClusterSmem(1048576, 4).threads, 512);
+  EXPECT_EQ(PlanClusterSmem(65536, 4, 32 << 10).ctas, 8);  // another slice size
   constexpr int kSms = 132;
-  EXPECT_FALSE(TakesCluster(kSms, true, kSms, 32768, 4));
-  EXPECT_TRUE(TakesCluster(kSms, true, kSms, 32769, 4));
-  EXPECT_TRUE(TakesCluster(kSms, true, kSms, 65536, 4));
-  EXPECT_FALSE(TakesCluster(kSms, true, kSms, 65537, 4));
-  EXPECT_FALSE(TakesCluster(kSms, true, kSms, 65535, 2));
-  EXPECT_TRUE(TakesCluster(kSms, true, kSms, 65536, 2));
-  EXPECT_TRUE(TakesCluster(kSms, true, kSms, 524288, 2));
-  EXPECT_FALSE(TakesCluster(kSms, true, kSms, 524296, 2));  // too long for 8 CTAs
-  EXPECT_FALSE(TakesCluster(kSms, false, kSms, 65536, 4));  // log_softmax
-  EXPECT_FALSE(TakesCluster(kSms, true, kSms - 1, 65536, 4));
-  EXPECT_FALSE(TakesCluster(kSms, true, kSms, 65536, 8));
+  constexpr int64_t kSmem = 227 << 10;
+  EXPECT_FALSE(TakesClusterSmem(kSms, kSms, 32768, 4, kSmem));
+  EXPECT_TRUE(TakesClusterSmem(kSms, kSms, 32769, 4, kSmem));
+  EXPECT_TRUE(TakesClusterSmem(kSms, 34, 262144, 2, kSmem));
+  EXPECT_FALSE(TakesClusterSmem(kSms, kSms, 65536, 8, kSmem));
+  // Of the split path's few rows: slices of 64 KB, or clusters on at most half the SMs
+  EXPECT_TRUE(TakesClusterSmem(kSms, 33, 262144, 2, kSmem));      // 8 slices of 64 KB
+  EXPECT_TRUE(TakesClusterSmem(kSms, 4, 1048579, 2, kSmem));      // 64 CTAs of 128 KB
+  EXPECT_FALSE(TakesClusterSmem(kSms, 8, 524288, 4, kSmem));      // 128 CTAs of 128 KB
+  EXPECT_FALSE(TakesClusterSmem(kSms, 4, 1048579, 2, 96 << 10));  // slices past shared memory
+  EXPECT_FALSE(TakesClusterSmem(kSms, 2, 1048576, 4, kSmem));     // 16 slices of 256 KB
 }
 
 }  // namespace

@@ -554,9 +554,12 @@ Maybe<ep::SoftmaxImpl> ParseSoftmaxImpl(const std::string& text) {
   if (text == "cluster") {
     return ep::SoftmaxImpl::kCluster;
   }
+  if (text == "cluster-smem") {
+    return ep::SoftmaxImpl::kClusterSmem;
+  }
   return OFLITE_ERROR(ValueError)
          << "bench: unknown --impl '" << text
-         << "' (expected auto, warp, register, smem, uncached, split or cluster)";
+         << "' (expected auto, warp, register, smem, uncached, split, cluster or cluster-smem)";
 }
 
 Maybe<void> Bench(const BenchOptions& options) {

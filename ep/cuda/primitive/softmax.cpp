@@ -37,7 +37,8 @@ Maybe<void> LaunchChecked(Stream* stream, size_t rows, size_t cols, const void* 
   const SoftmaxImpl forced = GetSoftmaxImplOverride();
   const auto r = static_cast<int64_t>(rows), c = static_cast<int64_t>(cols);
   void* workspace = nullptr;
-  if (softmax::UsesWorkspace(cuda_stream->properties(), r, c, sizeof(T), forced)) {
+  const bool aligned_forward = dy == nullptr && softmax::Aligned16(a) && softmax::Aligned16(out);
+  if (softmax::UsesWorkspace(cuda_stream->properties(), r, c, sizeof(T), aligned_forward, forced)) {
     OFLITE_ASSIGN_OR_RETURN(workspace, cuda_stream->workspace());
   }
   return CudaCheck(softmax::Launch<D, kAlgorithm>(
@@ -131,6 +132,8 @@ std::string DescribeLaunch(const LaunchInfo& info) {
     if (info.cols_per_thread > 0) {
       text += " held";
     }
+  } else if (std::string(info.path) == "cluster-smem") {
+    text += " ctas=" + std::to_string(info.splits);
   } else if (std::string(info.path) == "cluster") {
     text += " ctas=" + std::to_string(info.splits) +
             " cols/thread=" + std::to_string(info.cols_per_thread);
@@ -138,11 +141,21 @@ std::string DescribeLaunch(const LaunchInfo& info) {
   return text;
 }
 
+bool TakesClusterSmem(const CudaDeviceProperties& props, int64_t rows, int64_t cols,
+                      int elem_size) {
+  return props.compute_capability_major >= 9 &&
+         softmax::TakesClusterSmem(props.sm_count, rows, cols, elem_size,
+                                   static_cast<int64_t>(props.shared_memory_per_block_optin));
+}
+
 bool UsesWorkspace(const CudaDeviceProperties& props, int64_t rows, int64_t cols, int elem_size,
-                   SoftmaxImpl forced) {
-  return elem_size != 8 &&
-         (forced == SoftmaxImpl::kSplitRows ||
-          (forced == SoftmaxImpl::kAuto && TakesSplitRows(props.sm_count, rows, cols, elem_size)));
+                   bool aligned_forward, SoftmaxImpl forced) {
+  if (elem_size == 8) {
+    return false;
+  }
+  return forced == SoftmaxImpl::kSplitRows ||
+         (forced == SoftmaxImpl::kAuto && TakesSplitRows(props.sm_count, rows, cols, elem_size) &&
+          !(aligned_forward && TakesClusterSmem(props, rows, cols, elem_size)));
 }
 }  // namespace softmax
 

@@ -3,7 +3,8 @@
 // combined across the cluster through distributed shared memory. The row is read once and
 // written once, as the block-register kernel does for shorter rows, where the shared-memory
 // and uncached kernels keep one block per row and, for the longest rows, read it twice.
-// Which rows: TakesCluster and PlanCluster (softmax_plan.h).
+// Forced only (PlanCluster, softmax_plan.h): the cluster-smem kernel measured faster on every
+// row it takes by default (softmax_cluster_smem.cuh).
 #ifndef ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SOFTMAX_CLUSTER_CUH_
 #define ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SOFTMAX_CLUSTER_CUH_
 

@@ -18,6 +18,7 @@
 #include "ep/cuda/grid_size.h"
 #include "ep/cuda/primitive/softmax_block_register.cuh"
 #include "ep/cuda/primitive/softmax_cluster.cuh"
+#include "ep/cuda/primitive/softmax_cluster_smem.cuh"
 #include "ep/cuda/primitive/softmax_kernels.cuh"
 #include "ep/cuda/primitive/softmax_launch.h"
 #include "ep/cuda/primitive/softmax_plan.h"
@@ -116,8 +117,6 @@ cudaError_t LaunchWarpWithPack(const CudaDeviceProperties& props, cudaStream_t s
                                                         info);
   }
 }
-
-inline bool Aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
 template <typename T, SoftmaxAlgorithm kAlgorithm>
 cudaError_t LaunchWarpPath(const CudaDeviceProperties& props, cudaStream_t stream, int64_t rows,
@@ -462,7 +461,8 @@ cudaError_t Launch(const CudaDeviceProperties& props, cudaStream_t stream, int64
   if (rows == 0 || cols == 0) {
     return cudaSuccess;
   }
-  if (UsesWorkspace(props, rows, cols, sizeof(T), forced)) {
+  const bool aligned_forward = dy == nullptr && Aligned16(a) && Aligned16(out);
+  if (UsesWorkspace(props, rows, cols, sizeof(T), aligned_forward, forced)) {
     return LaunchSplitRows<T, kAlgorithm>(props, stream, rows, cols, a, dy, out, workspace,
                                           workspace_bytes, info);
   }
@@ -471,11 +471,7 @@ cudaError_t Launch(const CudaDeviceProperties& props, cudaStream_t stream, int64
   if constexpr (std::is_same_v<T, double>) {
     return LaunchBlockUncached<T, kAlgorithm>(props, stream, rows, cols, a, dy, out, info);
   } else {
-    const bool aligned_forward = dy == nullptr && Aligned16(a) && Aligned16(out);
-    if (aligned_forward && (forced == SoftmaxImpl::kCluster ||
-                            (forced == SoftmaxImpl::kAuto &&
-                             TakesCluster(props.sm_count, kAlgorithm == SoftmaxAlgorithm::kSoftmax,
-                                          rows, cols, sizeof(T))))) {
+    if (aligned_forward && forced == SoftmaxImpl::kCluster) {
       bool launched = false;
       const cudaError_t err =
           TryClusterPath<T, kAlgorithm>(props, stream, rows, cols, a, out, info, &launched);
@@ -484,6 +480,19 @@ cudaError_t Launch(const CudaDeviceProperties& props, cudaStream_t stream, int64
       }
     }
     if (forced == SoftmaxImpl::kCluster) {
+      forced = SoftmaxImpl::kAuto;  // the shape or device cannot take it
+    }
+    if (aligned_forward &&
+        (forced == SoftmaxImpl::kClusterSmem ||
+         (forced == SoftmaxImpl::kAuto && TakesClusterSmem(props, rows, cols, sizeof(T))))) {
+      bool launched = false;
+      const cudaError_t err =
+          TryClusterSmemPath<T, kAlgorithm>(props, stream, rows, cols, a, out, info, &launched);
+      if (err != cudaSuccess || launched) {
+        return err;
+      }
+    }
+    if (forced == SoftmaxImpl::kClusterSmem) {
       forced = SoftmaxImpl::kAuto;  // the shape or device cannot take it
     }
     const bool register_fits = dy == nullptr && RegisterPathFits(cols, a, out);

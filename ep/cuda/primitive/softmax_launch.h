@@ -21,7 +21,7 @@ using primitive::SoftmaxAlgorithm;
 // What a launch did, for traces and benchmarks.
 struct LaunchInfo {
   const char* path = "none";  // "warp", "register", "smem", "uncached", "split",
-                              // "cluster"
+                              // "cluster", "cluster-smem"
   int pack = 0;               // elements per vector access
   int block_size = 0;         // threads per block
   int lanes = 0;              // warp path: lanes per row
@@ -30,7 +30,7 @@ struct LaunchInfo {
   bool whole_sm = false;      // register path: the block is its SM's only one (WholePacks)
   bool floats_kept = false;   // register path: bfloat16 held as floats (KeepsFloats; not one-warp)
   bool one_warp = false;      // register path: a 16-bit one-warp block (kOneWarp)
-  int splits = 0;             // split path: blocks a row; cluster path: CTAs a row
+  int splits = 0;             // split path: blocks a row; cluster paths: CTAs a row
 };
 
 // "warp pack=4 lanes=32 cols/thread=32 rows/group=1", "smem pack=4 block=1024", ...
@@ -45,9 +45,16 @@ cudaError_t Launch(const CudaDeviceProperties& props, cudaStream_t stream, int64
                    void* workspace, size_t workspace_bytes, LaunchInfo* info);
 
 // Whether Launch takes the split path (softmax_split_rows.cuh), which keeps partials in the
-// stream's workspace.
+// stream's workspace. aligned_forward: a forward call whose tensors start 16-byte aligned, which
+// the cluster-smem path may take instead.
 bool UsesWorkspace(const CudaDeviceProperties& props, int64_t rows, int64_t cols, int elem_size,
-                   SoftmaxImpl forced);
+                   bool aligned_forward, SoftmaxImpl forced);
+
+// Whether the cluster-smem path takes these rows by default on this device (TakesClusterSmem in
+// softmax_plan.h, on a GPU with clusters).
+bool TakesClusterSmem(const CudaDeviceProperties& props, int64_t rows, int64_t cols, int elem_size);
+
+inline bool Aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
 }  // namespace softmax
 }  // namespace ep

@@ -176,19 +176,64 @@ inline ClusterPlan PlanCluster(int64_t cols, int elem_size) {
   return {};
 }
 
-// By default only where it measured faster than the block kernels (docs/BENCHMARKS.md):
-// softmax forward rows of float32 past the register path's longest (32768 columns) up to 65536,
-// and of 16-bit types from 65536 on, in tensors with at least as many rows as SMs (a quarter as
-// many or fewer take the split path, those between the block kernels). log_softmax, longer float32
-// rows and shorter 16-bit rows lost to the shared-memory or uncached kernel.
-constexpr int64_t kClusterMinCols = 32768;
-constexpr int64_t kClusterMaxFloatCols = 65536;
-constexpr int64_t kClusterMinHalfCols = 65536;
-inline bool TakesCluster(int sm_count, bool softmax, int64_t rows, int64_t cols, int elem_size) {
-  const bool measured_faster = elem_size == 4
-                                   ? cols > kClusterMinCols && cols <= kClusterMaxFloatCols
-                                   : elem_size == 2 && cols >= kClusterMinHalfCols;
-  return softmax && measured_faster && rows >= sm_count && PlanCluster(cols, elem_size).ctas > 0;
+// ---- a row per cluster, its slices brought into shared memory (softmax_cluster_smem.cuh) ------
+
+constexpr int kClusterSmemMaxCtas = 16;  // past the portable 8: Hopper allows 16 on request
+constexpr int kClusterSmemMaxThreads = 512;
+
+// A row over `ctas` CTAs of `threads` threads, each CTA's slice `slice_packs` 16-byte packs of
+// shared memory; ctas == 0: the row is too long for any.
+struct ClusterSmemPlan {
+  int ctas = 0;
+  int threads = 0;
+  int64_t slice_packs = 0;
+};
+
+// The fewest CTAs whose slices hold at most slice_bytes each (64 KB: three CTAs an SM, which
+// measured faster than slices of 32, 48 or 96 KB), with a thread per 16 packs of its slice (64 to
+// kClusterSmemMaxThreads threads; 256 at 64 KB measured faster than 128 or 512). A row's whole
+// packs are at most cols / pack.
+inline ClusterSmemPlan PlanClusterSmem(int64_t cols, int elem_size,
+                                       int64_t slice_bytes = int64_t{64} << 10) {
+  const int64_t packs = cols / PackOf(elem_size);
+  const int64_t slice_packs_max = std::max<int64_t>(1, slice_bytes / 16);
+  const auto threads_for = [](int64_t slice) {
+    return static_cast<int>(
+        std::clamp<int64_t>((slice + 16 * 32 - 1) / (16 * 32) * 32, 64, kClusterSmemMaxThreads));
+  };
+  for (int ctas = 1; ctas <= kClusterSmemMaxCtas; ++ctas) {
+    const int64_t slice = (packs + ctas - 1) / ctas;
+    if (slice <= slice_packs_max) {
+      return {ctas, threads_for(slice), std::max<int64_t>(slice, 1)};
+    }
+  }
+  // Longer rows: the most CTAs, if their slices fit the device's shared memory (the launcher
+  // checks).
+  const int64_t slice = (packs + kClusterSmemMaxCtas - 1) / kClusterSmemMaxCtas;
+  return {kClusterSmemMaxCtas, threads_for(slice), slice};
+}
+
+// By default forward rows (softmax and log_softmax) of 16- and 32-bit types past the register
+// path's longest (32768 columns): there it measured faster than the register cluster, the
+// shared-memory and the uncached kernels (docs/BENCHMARKS.md). Of the few rows the split path
+// would take, only those whose slices are at most 64 KB (several CTAs an SM), or fit
+// max_slice_bytes in clusters on at most half the SMs: where slices of 128 KB filled every SM, one
+// CTA each, the split path measured faster. Rows too long for 16 slices of the device's shared
+// memory stay on the other paths.
+constexpr int64_t kClusterSmemMinCols = 32768;
+constexpr int64_t kClusterSmemSliceBytes = int64_t{64} << 10;
+inline bool TakesClusterSmem(int sm_count, int64_t rows, int64_t cols, int elem_size,
+                             int64_t max_slice_bytes) {
+  if (elem_size == 8 || cols <= kClusterSmemMinCols) {
+    return false;
+  }
+  if (!TakesSplitRows(sm_count, rows, cols, elem_size)) {
+    return true;
+  }
+  const ClusterSmemPlan plan = PlanClusterSmem(cols, elem_size);
+  const int64_t bytes = plan.slice_packs * 16;
+  return bytes <= kClusterSmemSliceBytes ||
+         (bytes <= max_slice_bytes && rows * plan.ctas * 2 <= sm_count);
 }
 
 }  // namespace softmax
