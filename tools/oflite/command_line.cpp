@@ -44,7 +44,7 @@ void AddBench(CLI::App* app, BenchOptions* o) {
                     "softmax: the rows=49152 sweep; softmax-shapes: vocabulary rows, non-last "
                     "dims, few long rows");
   bench->add_option("--impl", o->impl,
-                    "softmax path: auto|warp|register|smem|uncached|split|cluster");
+                    "softmax path: auto|warp|register|smem|uncached|split|cluster|cluster-smem");
   bench->add_flag("--overhead", o->overhead,
                   "Host time per call of add, softmax and matmul on tiny tensors");
   bench->add_option("--calls", o->calls, "calls per --overhead run (the median of 3 runs)");
