@@ -1,0 +1,65 @@
+"""Softmax and log_softmax over long rows (issue 28's long-row and few-row targets) with `oflite
+bench` on CUDA: each shape's time over a copy of the same bytes, the path that ran, and, given a
+second build, that build's time and path in the same job (an A/B against a baseline).
+
+usage: python3 tools/bench_softmax_long.py path/to/oflite [baseline/oflite] [out.json]
+
+A baseline build elsewhere finds its own library when its folder is first on LD_LIBRARY_PATH:
+this script puts it there for the baseline's runs.
+"""
+import json
+import os
+import subprocess
+import sys
+
+MANY_ROWS = [(f"1024,{cols}", dtype) for cols in (20000, 50257, 65536, 131072, 262143)
+             for dtype in ("float32", "float16", "bfloat16")]
+MANY_ROWS += [("4096,128256", "bfloat16"), ("2048,151936", "float32"),
+              ("4096,50257", "bfloat16"), ("64,262144", "float16")]
+FEW_ROWS = [("2,1048576", "float32"), ("8,524288", "float32"), ("4,1048579", "bfloat16"),
+            ("1,4194307", "float32"), ("8,524288", "bfloat16"), ("32,262144", "bfloat16"),
+            ("16,262144", "float32"), ("33,131072", "float32"), ("16,1048576", "float32")]
+
+
+def bench(oflite, function, shape, dtype, env=None):
+    out = subprocess.run([oflite, "bench", function, "--shape", shape, "--dtype", dtype,
+                          "--device", "cuda", "--reps", "20", "--warmup", "3", "--json"],
+                         capture_output=True, text=True, check=True, env=env).stdout
+    result = json.loads(out.strip().splitlines()[-1])
+    path = result.get("impl", "").split("[")[-1].rstrip("]")
+    return result["median_ms"], path
+
+
+def baseline_env(baseline):
+    env = dict(os.environ)
+    folder = os.path.dirname(os.path.abspath(baseline))
+    env["LD_LIBRARY_PATH"] = folder + ":" + env.get("LD_LIBRARY_PATH", "")
+    return env
+
+
+def main(oflite, baseline, out_path):
+    rows = []
+    env = baseline_env(baseline) if baseline else None
+    for shape, dtype in MANY_ROWS + FEW_ROWS:
+        copy, _ = bench(oflite, "copy", shape, dtype)
+        for function in ("softmax", "log_softmax"):
+            ms, path = bench(oflite, function, shape, dtype)
+            row = {"function": function, "shape": shape, "dtype": dtype, "copy_ms": copy,
+                   "ms": ms, "x_copy": ms / copy, "path": path}
+            line = f"{function:11} {shape:12} {dtype:8} {ms:.4f} ms {ms / copy:.2f} x copy  {path}"
+            if baseline:
+                base_ms, base_path = bench(baseline, function, shape, dtype, env)
+                row.update(baseline_ms=base_ms, baseline_path=base_path)
+                line += f"  | baseline {base_ms:.4f} ms {base_ms / copy:.2f} x  {base_path}"
+            print(line, flush=True)
+            rows.append(row)
+    if out_path:
+        with open(out_path, "w") as out:
+            json.dump(rows, out, indent=1)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None,
+         sys.argv[3] if len(sys.argv) > 3 else None)
