@@ -106,7 +106,8 @@ bool GpuHasClusters() {
 
 // Forced split rows take any shape but float64; a forced cluster any forward row up to 8 CTAs
 // of 1024 threads of 8 packs, a forced cluster-smem any forward row up to 16 CTAs of the
-// shared memory a block may have. (By default both take only tensors larger than these shapes:
+// shared memory a block may have. (By default the split path takes none of these shapes, the
+// register cluster none at all, cluster-smem the rows past 32768 columns:
 // LongAndFewRowsThroughTheDispatch.)
 std::string ExpectedPath(SoftmaxImpl impl, DataType dtype, int64_t cols, bool backward) {
   if (dtype == DataType::kFloat64 || impl == SoftmaxImpl::kBlockUncached) {
