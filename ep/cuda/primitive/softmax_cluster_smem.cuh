@@ -85,7 +85,7 @@ __global__ void __launch_bounds__(kClusterSmemMaxThreads)
   CpAsyncCommit();
   const C edge = layout.edge_col >= 0 ? ToCompute(row_x[layout.edge_col]) : NegativeInfinity<C>();
   CpAsyncWait<0>();
-  __syncthreads();  // every thread reads packs other threads copied
+  __syncthreads();  // not needed by the reads below: each thread reads back only its own packs
 
   PackMax<T, kPack> pack_max;
 #pragma unroll 4
