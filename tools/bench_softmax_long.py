@@ -1,8 +1,11 @@
 """Softmax and log_softmax over long rows (issue 28's long-row and few-row targets) with `oflite
 bench` on CUDA: each shape's time over a copy of the same bytes, the path that ran, and, given a
 second build, that build's time and path in the same job (an A/B against a baseline).
+Backward functions (softmax_grad, log_softmax_grad) move three tensors where a copy moves two:
+their "x copy" is over a copy of as many bytes as they move.
 
 usage: python3 tools/bench_softmax_long.py path/to/oflite [baseline/oflite] [out.json]
+           [functions, default softmax,log_softmax]
 
 A baseline build elsewhere finds its own library when its folder is first on LD_LIBRARY_PATH:
 this script puts it there for the baseline's runs.
@@ -27,7 +30,7 @@ def bench(oflite, function, shape, dtype, env=None):
                          capture_output=True, text=True, check=True, env=env).stdout
     result = json.loads(out.strip().splitlines()[-1])
     path = result.get("impl", "").split("[")[-1].rstrip("]")
-    return result["median_ms"], path
+    return result["median_ms"], path, result["bytes"]
 
 
 def baseline_env(baseline):
@@ -37,18 +40,19 @@ def baseline_env(baseline):
     return env
 
 
-def main(oflite, baseline, out_path):
+def main(oflite, baseline, out_path, functions):
     rows = []
     env = baseline_env(baseline) if baseline else None
     for shape, dtype in MANY_ROWS + FEW_ROWS:
-        copy, _ = bench(oflite, "copy", shape, dtype)
-        for function in ("softmax", "log_softmax"):
-            ms, path = bench(oflite, function, shape, dtype)
+        copy_ms, _, copy_bytes = bench(oflite, "copy", shape, dtype)
+        for function in functions:
+            ms, path, moved = bench(oflite, function, shape, dtype)
+            copy = copy_ms * moved / copy_bytes  # a copy of the bytes the function moves
             row = {"function": function, "shape": shape, "dtype": dtype, "copy_ms": copy,
                    "ms": ms, "x_copy": ms / copy, "path": path}
-            line = f"{function:11} {shape:12} {dtype:8} {ms:.4f} ms {ms / copy:.2f} x copy  {path}"
+            line = f"{function:16} {shape:12} {dtype:8} {ms:.4f} ms {ms / copy:.2f} x copy  {path}"
             if baseline:
-                base_ms, base_path = bench(baseline, function, shape, dtype, env)
+                base_ms, base_path, _ = bench(baseline, function, shape, dtype, env)
                 row.update(baseline_ms=base_ms, baseline_path=base_path)
                 line += f"  | baseline {base_ms:.4f} ms {base_ms / copy:.2f} x  {base_path}"
             print(line, flush=True)
@@ -61,5 +65,6 @@ def main(oflite, baseline, out_path):
 if __name__ == "__main__":
     if len(sys.argv) < 2:
         sys.exit(__doc__)
-    main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None,
-         sys.argv[3] if len(sys.argv) > 3 else None)
+    args = sys.argv[1:] + [""] * 3
+    main(args[0], args[1] or None, args[2] or None,
+         (args[3] or "softmax,log_softmax").split(","))
