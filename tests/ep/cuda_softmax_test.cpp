@@ -429,20 +429,26 @@ std::vector<std::pair<Shape, std::vector<double>>> SpecialValueCases() {
   const double inf = INFINITY, nan = NAN;
   std::vector<std::pair<Shape, std::vector<double>>> cases = {
       {Shape{4, 3}, {1, inf, 2, -inf, -inf, -inf, 1, nan, 3, -inf, 0, 0}}};
-  // 40000 columns: several CTAs a row on the cluster-smem path, whose row 3 has slices of only
-  // -inf.
-  for (int64_t cols : {24, 256, 1024, 1025, 40000}) {
+  // 40003 columns: several CTAs a row on the cluster-smem path (rows starting mid-pack), its
+  // +inf and NaN in the last slice, slices of only -inf (row 3), and a slice of -inf but one
+  // NaN (row 4).
+  for (int64_t cols : {24, 256, 1024, 1025, 40003}) {
     const size_t n = static_cast<size_t>(cols);
-    std::vector<double> wide(4 * n);
+    const bool slices = cols > 40000;
+    std::vector<double> wide((slices ? 5 : 4) * n);
     for (size_t i = 0; i < wide.size(); ++i) {
       wide[i] = static_cast<double>(i % 7) - 3;
     }
-    wide[9] = inf;                                                // row 0: +inf mid-pack
-    wide[n + 13] = nan;                                           // row 1: NaN mid-pack
+    wide[slices ? n - 20 : 9] = inf;                              // row 0: +inf mid-pack
+    wide[n + (slices ? n - 30 : 13)] = nan;                       // row 1: NaN mid-pack
     std::fill(wide.begin() + 2 * n, wide.begin() + 3 * n, -inf);  // row 2: only -inf
-    const size_t prefix = cols >= 40000 ? n / 2 : 16;
+    const size_t prefix = slices ? n / 2 : 16;
     std::fill(wide.begin() + 3 * n, wide.begin() + 3 * n + prefix, -inf);  // row 3: -inf first
-    cases.push_back({Shape{4, cols}, wide});
+    if (slices) {
+      std::fill(wide.begin() + 4 * n, wide.begin() + 4 * n + prefix, -inf);
+      wide[4 * n + 5] = nan;
+    }
+    cases.push_back({Shape{slices ? 5 : 4, cols}, wide});
   }
   return cases;
 }

@@ -1,8 +1,9 @@
 // Softmax forward over long rows: a row per thread-block cluster (Hopper), each CTA's slice of the
 // row copied into its shared memory with cp.async, so the row is read once and written once with
 // all of a slice's bytes in flight at once and no registers held for them. Each CTA reduces its
-// slice to a (max, sum of exp(x - max)) pair; one cluster barrier shares the pairs through
-// distributed shared memory, and every CTA rescales them to the row's. Slices are small enough
+// slice to a (max, sum of exp(x - max)) pair; a cluster barrier shares the pairs through
+// distributed shared memory, and every CTA rescales them to the row's (a second, split barrier
+// keeps each CTA alive until the others have read its pair). Slices are small enough
 // for several CTAs an SM, whose loads overlap the others' reductions and stores. Which rows:
 // TakesClusterSmem and PlanClusterSmem (softmax_plan.h).
 #ifndef ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SOFTMAX_CLUSTER_SMEM_CUH_
@@ -65,6 +66,9 @@ __global__ void __launch_bounds__(kClusterSmemMaxThreads)
   __shared__ C max_partials[32];
   __shared__ S sum_partials[32];
   __shared__ SlicePartial<C, S> partial;
+  static_assert(
+      sizeof(max_partials) + sizeof(sum_partials) + sizeof(partial) <= kClusterSmemStaticBytes,
+      "the plan's bound on static shared memory holds");
   cg::cluster_group cluster = cg::this_cluster();
   const unsigned rank = cluster.block_rank();
   const unsigned ctas = cluster.num_blocks();
@@ -84,8 +88,7 @@ __global__ void __launch_bounds__(kClusterSmemMaxThreads)
   }
   CpAsyncCommit();
   const C edge = layout.edge_col >= 0 ? ToCompute(row_x[layout.edge_col]) : NegativeInfinity<C>();
-  CpAsyncWait<0>();
-  __syncthreads();  // not needed by the reads below: each thread reads back only its own packs
+  CpAsyncWait<0>();  // each thread reads back only the packs it copied
 
   PackMax<T, kPack> pack_max;
 #pragma unroll 4
@@ -245,7 +248,8 @@ cudaError_t TryClusterSmemPath(const CudaDeviceProperties& props, cudaStream_t s
   *launched = false;
   const ClusterSmemPlan plan = PlanClusterSmem(cols, sizeof(T));
   if (props.compute_capability_major < 9 || plan.ctas == 0 || rows * plan.ctas > INT32_MAX ||
-      static_cast<size_t>(plan.slice_packs) * 16 > props.shared_memory_per_block_optin) {
+      plan.slice_packs * 16 >
+          static_cast<int64_t>(props.shared_memory_per_block_optin) - kClusterSmemStaticBytes) {
     return cudaSuccess;
   }
   const void* kernel = ClusterSmemKernel<T, kAlgorithm>();

@@ -462,7 +462,24 @@ cudaError_t Launch(const CudaDeviceProperties& props, cudaStream_t stream, int64
     return cudaSuccess;
   }
   const bool aligned_forward = dy == nullptr && Aligned16(a) && Aligned16(out);
-  if (UsesWorkspace(props, rows, cols, sizeof(T), aligned_forward, forced)) {
+  const bool cluster_smem =
+      aligned_forward &&
+      (forced == SoftmaxImpl::kClusterSmem ||
+       (forced == SoftmaxImpl::kAuto && TakesClusterSmemOn(props, rows, cols, sizeof(T))));
+  if constexpr (!std::is_same_v<T, double>) {
+    if (cluster_smem) {
+      bool launched = false;
+      const cudaError_t err =
+          TryClusterSmemPath<T, kAlgorithm>(props, stream, rows, cols, a, out, info, &launched);
+      if (err != cudaSuccess || launched) {
+        return err;
+      }
+    }
+  }
+  if (forced == SoftmaxImpl::kClusterSmem) {
+    forced = SoftmaxImpl::kAuto;  // the shape or device cannot take it
+  }
+  if (UsesWorkspace(props, rows, cols, sizeof(T), forced)) {
     return LaunchSplitRows<T, kAlgorithm>(props, stream, rows, cols, a, dy, out, workspace,
                                           workspace_bytes, info);
   }
@@ -480,19 +497,6 @@ cudaError_t Launch(const CudaDeviceProperties& props, cudaStream_t stream, int64
       }
     }
     if (forced == SoftmaxImpl::kCluster) {
-      forced = SoftmaxImpl::kAuto;  // the shape or device cannot take it
-    }
-    if (aligned_forward &&
-        (forced == SoftmaxImpl::kClusterSmem ||
-         (forced == SoftmaxImpl::kAuto && TakesClusterSmem(props, rows, cols, sizeof(T))))) {
-      bool launched = false;
-      const cudaError_t err =
-          TryClusterSmemPath<T, kAlgorithm>(props, stream, rows, cols, a, out, info, &launched);
-      if (err != cudaSuccess || launched) {
-        return err;
-      }
-    }
-    if (forced == SoftmaxImpl::kClusterSmem) {
       forced = SoftmaxImpl::kAuto;  // the shape or device cannot take it
     }
     const bool register_fits = dy == nullptr && RegisterPathFits(cols, a, out);

@@ -193,8 +193,12 @@ struct ClusterSmemPlan {
 // measured faster than slices of 32, 48 or 96 KB), with a thread per 16 packs of its slice (64 to
 // kClusterSmemMaxThreads threads; 256 at 64 KB measured faster than 128 or 512). A row's whole
 // packs are at most cols / pack.
+constexpr int64_t kClusterSmemSliceBytes = int64_t{64} << 10;
+// What the kernel's static shared memory (its reductions' slots) may take at most of a block's.
+constexpr int64_t kClusterSmemStaticBytes = 1024;
+
 inline ClusterSmemPlan PlanClusterSmem(int64_t cols, int elem_size,
-                                       int64_t slice_bytes = int64_t{64} << 10) {
+                                       int64_t slice_bytes = kClusterSmemSliceBytes) {
   const int64_t packs = cols / PackOf(elem_size);
   const int64_t slice_packs_max = std::max<int64_t>(1, slice_bytes / 16);
   const auto threads_for = [](int64_t slice) {
@@ -219,9 +223,8 @@ inline ClusterSmemPlan PlanClusterSmem(int64_t cols, int elem_size,
 // would take, only those whose slices are at most 64 KB (several CTAs an SM), or fit
 // max_slice_bytes in clusters on at most half the SMs: where slices of 128 KB filled every SM, one
 // CTA each, the split path measured faster. Rows too long for 16 slices of the device's shared
-// memory stay on the other paths.
+// memory stay on the other paths. max_slice_bytes: the dynamic shared memory a block may have.
 constexpr int64_t kClusterSmemMinCols = 32768;
-constexpr int64_t kClusterSmemSliceBytes = int64_t{64} << 10;
 inline bool TakesClusterSmem(int sm_count, int64_t rows, int64_t cols, int elem_size,
                              int64_t max_slice_bytes) {
   if (elem_size == 8 || cols <= kClusterSmemMinCols) {
