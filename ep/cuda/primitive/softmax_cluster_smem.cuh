@@ -14,7 +14,6 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
-#include <tuple>
 
 #include "ep/cuda/cp_async.cuh"
 #include "ep/cuda/primitive/softmax_block_register.cuh"
@@ -195,51 +194,6 @@ inline cudaError_t PrepareClusterSmemKernel(const CudaDeviceProperties& props, c
   return err;
 }
 
-// A launch of `blocks` CTAs in clusters of the plan's size with its slice in shared memory.
-struct ClusterSmemLaunchConfig {
-  cudaLaunchAttribute attr = {};
-  cudaLaunchConfig_t config = {};
-
-  ClusterSmemLaunchConfig(ClusterSmemPlan plan, int64_t blocks, cudaStream_t stream) {
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = static_cast<unsigned>(plan.ctas);
-    attr.val.clusterDim.y = 1;
-    attr.val.clusterDim.z = 1;
-    config.gridDim = dim3(static_cast<unsigned>(blocks));
-    config.blockDim = dim3(static_cast<unsigned>(plan.threads));
-    config.dynamicSmemBytes = static_cast<size_t>(plan.slice_packs) * 16;
-    config.stream = stream;
-    config.attrs = &attr;
-    config.numAttrs = 1;
-  }
-  ClusterSmemLaunchConfig(const ClusterSmemLaunchConfig&) = delete;
-  ClusterSmemLaunchConfig& operator=(const ClusterSmemLaunchConfig&) = delete;
-};
-
-// Whether clusters of this plan can be resident (a cluster's CTAs share a GPC), asked once per
-// device, kernel and plan.
-inline cudaError_t ClusterSmemFits(const CudaDeviceProperties& props, const void* kernel,
-                                   ClusterSmemPlan plan, bool* fits) {
-  static std::mutex mutex;
-  static std::map<std::tuple<int, const void*, int, int, int64_t>, bool> cache;
-  std::lock_guard<std::mutex> lock(mutex);
-  const auto key =
-      std::make_tuple(props.device_index, kernel, plan.ctas, plan.threads, plan.slice_packs);
-  const auto it = cache.find(key);
-  if (it != cache.end()) {
-    *fits = it->second;
-    return cudaSuccess;
-  }
-  const ClusterSmemLaunchConfig launch(plan, plan.ctas, nullptr);
-  int clusters = 0;
-  const cudaError_t err = cudaOccupancyMaxActiveClusters(&clusters, kernel, &launch.config);
-  if (err != cudaSuccess) {
-    return err;
-  }
-  *fits = cache[key] = clusters > 0;
-  return cudaSuccess;
-}
-
 // Launches the cluster-smem path if the device can hold the plan's clusters; *launched says
 // whether it did. x and y start 16-byte aligned (the caller checks).
 template <typename T, SoftmaxAlgorithm kAlgorithm>
@@ -253,9 +207,10 @@ cudaError_t TryClusterSmemPath(const CudaDeviceProperties& props, cudaStream_t s
     return cudaSuccess;
   }
   const void* kernel = ClusterSmemKernel<T, kAlgorithm>();
+  const auto smem = static_cast<size_t>(plan.slice_packs) * 16;
   bool fits = false;
   if (PrepareClusterSmemKernel(props, kernel) != cudaSuccess ||
-      ClusterSmemFits(props, kernel, plan, &fits) != cudaSuccess) {
+      ClusterFits(props, kernel, plan.ctas, plan.threads, smem, &fits) != cudaSuccess) {
     cudaGetLastError();  // the device cannot take it: the block kernels take the row
     return cudaSuccess;
   }
@@ -269,7 +224,7 @@ cudaError_t TryClusterSmemPath(const CudaDeviceProperties& props, cudaStream_t s
   info->block_size = plan.threads;
   info->cols_per_thread = 0;
   info->splits = plan.ctas;
-  const ClusterSmemLaunchConfig launch(plan, rows * plan.ctas, stream);
+  const ClusterLaunchConfig launch(plan.ctas, plan.threads, rows * plan.ctas, smem, stream);
   return cudaLaunchKernelEx(&launch.config,
                             ClusterSmemSoftmaxKernel<T, CudaComputeType<T>, kAlgorithm>, x, y, cols,
                             plan.slice_packs);

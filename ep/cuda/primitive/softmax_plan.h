@@ -182,7 +182,7 @@ constexpr int kClusterSmemMaxCtas = 16;  // past the portable 8: Hopper allows 1
 constexpr int kClusterSmemMaxThreads = 512;
 
 // A row over `ctas` CTAs of `threads` threads, each CTA's slice `slice_packs` 16-byte packs of
-// shared memory; ctas == 0: the row is too long for any.
+// shared memory.
 struct ClusterSmemPlan {
   int ctas = 0;
   int threads = 0;
