@@ -442,7 +442,7 @@ std::vector<std::pair<Shape, std::vector<double>>> SpecialValueCases() {
     wide[slices ? n - 20 : 9] = inf;                              // row 0: +inf mid-pack
     wide[n + (slices ? n - 30 : 13)] = nan;                       // row 1: NaN mid-pack
     std::fill(wide.begin() + 2 * n, wide.begin() + 3 * n, -inf);  // row 2: only -inf
-    const size_t prefix = slices ? n / 2 : 16;
+    const size_t prefix = slices ? n / 2 + 8 : 16;  // past the first 16-bit slice and its head
     std::fill(wide.begin() + 3 * n, wide.begin() + 3 * n + prefix, -inf);  // row 3: -inf first
     if (slices) {
       std::fill(wide.begin() + 4 * n, wide.begin() + 4 * n + prefix, -inf);

@@ -150,8 +150,10 @@ bool TakesClusterSmemOn(const CudaDeviceProperties& props, int64_t rows, int64_t
 
 bool UsesWorkspace(const CudaDeviceProperties& props, int64_t rows, int64_t cols, int elem_size,
                    SoftmaxImpl forced) {
-  // A forced cluster-smem launch that declines falls back to the automatic choice, split included.
-  const bool automatic = forced == SoftmaxImpl::kAuto || forced == SoftmaxImpl::kClusterSmem;
+  // A forced cluster or cluster-smem launch that declines falls back to the automatic choice,
+  // split included.
+  const bool automatic = forced == SoftmaxImpl::kAuto || forced == SoftmaxImpl::kCluster ||
+                         forced == SoftmaxImpl::kClusterSmem;
   return elem_size != 8 && (forced == SoftmaxImpl::kSplitRows ||
                             (automatic && TakesSplitRows(props.sm_count, rows, cols, elem_size)));
 }

@@ -462,6 +462,19 @@ cudaError_t Launch(const CudaDeviceProperties& props, cudaStream_t stream, int64
     return cudaSuccess;
   }
   const bool aligned_forward = dy == nullptr && Aligned16(a) && Aligned16(out);
+  if constexpr (!std::is_same_v<T, double>) {
+    if (aligned_forward && forced == SoftmaxImpl::kCluster) {
+      bool launched = false;
+      const cudaError_t err =
+          TryClusterPath<T, kAlgorithm>(props, stream, rows, cols, a, out, info, &launched);
+      if (err != cudaSuccess || launched) {
+        return err;
+      }
+    }
+  }
+  if (forced == SoftmaxImpl::kCluster) {
+    forced = SoftmaxImpl::kAuto;  // the shape or device cannot take it
+  }
   const bool cluster_smem =
       aligned_forward &&
       (forced == SoftmaxImpl::kClusterSmem ||
@@ -488,17 +501,6 @@ cudaError_t Launch(const CudaDeviceProperties& props, cudaStream_t stream, int64
   if constexpr (std::is_same_v<T, double>) {
     return LaunchBlockUncached<T, kAlgorithm>(props, stream, rows, cols, a, dy, out, info);
   } else {
-    if (aligned_forward && forced == SoftmaxImpl::kCluster) {
-      bool launched = false;
-      const cudaError_t err =
-          TryClusterPath<T, kAlgorithm>(props, stream, rows, cols, a, out, info, &launched);
-      if (err != cudaSuccess || launched) {
-        return err;
-      }
-    }
-    if (forced == SoftmaxImpl::kCluster) {
-      forced = SoftmaxImpl::kAuto;  // the shape or device cannot take it
-    }
     const bool register_fits = dy == nullptr && RegisterPathFits(cols, a, out);
     if (forced == SoftmaxImpl::kBlockRegister) {
       if (register_fits) {

@@ -51,7 +51,8 @@ bool UsesWorkspace(const CudaDeviceProperties& props, int64_t rows, int64_t cols
                    SoftmaxImpl forced);
 
 // Whether the cluster-smem path takes these rows by default on this device (TakesClusterSmem in
-// softmax_plan.h, on a GPU with clusters, slices within its shared memory).
+// softmax_plan.h, on a GPU with clusters; of few rows, only those whose slices fit its shared
+// memory; for other rows the launch declines where they do not).
 bool TakesClusterSmemOn(const CudaDeviceProperties& props, int64_t rows, int64_t cols,
                         int elem_size);
 
