@@ -461,7 +461,8 @@ cudaError_t Launch(const CudaDeviceProperties& props, cudaStream_t stream, int64
   if (rows == 0 || cols == 0) {
     return cudaSuccess;
   }
-  const bool aligned_forward = dy == nullptr && Aligned16(a) && Aligned16(out);
+  const bool aligned = Aligned16(a) && Aligned16(out) && (dy == nullptr || Aligned16(dy));
+  const bool aligned_forward = aligned && dy == nullptr;
   if constexpr (!std::is_same_v<T, double>) {
     if (aligned_forward && forced == SoftmaxImpl::kCluster) {
       bool launched = false;
@@ -476,14 +477,14 @@ cudaError_t Launch(const CudaDeviceProperties& props, cudaStream_t stream, int64
     forced = SoftmaxImpl::kAuto;  // the shape or device cannot take it
   }
   const bool cluster_smem =
-      aligned_forward &&
-      (forced == SoftmaxImpl::kClusterSmem ||
-       (forced == SoftmaxImpl::kAuto && TakesClusterSmemOn(props, rows, cols, sizeof(T))));
+      aligned && (forced == SoftmaxImpl::kClusterSmem ||
+                  (forced == SoftmaxImpl::kAuto &&
+                   TakesClusterSmemOn(props, rows, cols, sizeof(T), dy != nullptr)));
   if constexpr (!std::is_same_v<T, double>) {
     if (cluster_smem) {
       bool launched = false;
       const cudaError_t err =
-          TryClusterSmemPath<T, kAlgorithm>(props, stream, rows, cols, a, out, info, &launched);
+          TryClusterSmemPath<T, kAlgorithm>(props, stream, rows, cols, a, dy, out, info, &launched);
       if (err != cudaSuccess || launched) {
         return err;
       }

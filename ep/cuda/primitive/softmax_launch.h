@@ -54,7 +54,7 @@ bool UsesWorkspace(const CudaDeviceProperties& props, int64_t rows, int64_t cols
 // softmax_plan.h, on a GPU with clusters; of few rows, only those whose slices fit its shared
 // memory; for other rows the launch declines where they do not).
 bool TakesClusterSmemOn(const CudaDeviceProperties& props, int64_t rows, int64_t cols,
-                        int elem_size);
+                        int elem_size, bool backward);
 
 inline bool Aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 

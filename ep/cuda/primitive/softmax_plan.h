@@ -217,24 +217,25 @@ inline ClusterSmemPlan PlanClusterSmem(int64_t cols, int elem_size,
   return {kClusterSmemMaxCtas, threads_for(slice), slice};
 }
 
-// By default forward rows (softmax and log_softmax) of 16- and 32-bit types past the register
-// path's longest (32768 columns): there it measured faster than the register cluster, the
-// shared-memory and the uncached kernels (docs/BENCHMARKS.md). Of the few rows the split path
-// would take, only those whose slices are at most 64 KB (several CTAs an SM), or fit
-// max_slice_bytes in clusters on at most half the SMs: where slices of 128 KB filled every SM, one
-// CTA each, the split path measured faster. Rows too long for 16 slices of the device's shared
-// memory stay on the other paths. max_slice_bytes: the dynamic shared memory a block may have.
+// By default rows (softmax and log_softmax, forward and backward) of 16- and 32-bit types past
+// the register path's longest (32768 columns): there the forward measured faster than the
+// register cluster, the shared-memory and the uncached kernels (docs/BENCHMARKS.md). Of the few
+// rows the split path would take, only those whose slices are at most 64 KB (several CTAs an SM),
+// or fit max_slice_bytes in clusters on at most half the SMs: where slices of 128 KB filled every
+// SM, one CTA each, the split path measured faster. `tensors`: 1 forward, 2 backward (y's and
+// dy's slices, half as long each). Rows too long for 16 slices of the device's shared memory stay
+// on the other paths. max_slice_bytes: the dynamic shared memory a block may have.
 constexpr int64_t kClusterSmemMinCols = 32768;
-inline bool TakesClusterSmem(int sm_count, int64_t rows, int64_t cols, int elem_size,
+inline bool TakesClusterSmem(int sm_count, int64_t rows, int64_t cols, int elem_size, int tensors,
                              int64_t max_slice_bytes) {
   if (elem_size == 8 || cols <= kClusterSmemMinCols) {
     return false;
   }
+  const ClusterSmemPlan plan = PlanClusterSmem(cols, elem_size, kClusterSmemSliceBytes / tensors);
+  const int64_t bytes = plan.slice_packs * 16 * tensors;
   if (!TakesSplitRows(sm_count, rows, cols, elem_size)) {
     return true;
   }
-  const ClusterSmemPlan plan = PlanClusterSmem(cols, elem_size);
-  const int64_t bytes = plan.slice_packs * 16;
   return bytes <= kClusterSmemSliceBytes ||
          (bytes <= max_slice_bytes && rows * plan.ctas * 2 <= sm_count);
 }
