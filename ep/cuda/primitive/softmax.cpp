@@ -141,10 +141,10 @@ std::string DescribeLaunch(const LaunchInfo& info) {
 }
 
 bool TakesClusterSmemOn(const CudaDeviceProperties& props, int64_t rows, int64_t cols,
-                        int elem_size, bool backward) {
+                        int elem_size, ClusterSmemPass pass) {
   return props.compute_capability_major >= 9 &&
          TakesClusterSmem(
-             props.sm_count, rows, cols, elem_size, backward ? 2 : 1,
+             props.sm_count, rows, cols, elem_size, pass,
              static_cast<int64_t>(props.shared_memory_per_block_optin) - kClusterSmemStaticBytes);
 }
 

@@ -479,7 +479,8 @@ cudaError_t Launch(const CudaDeviceProperties& props, cudaStream_t stream, int64
   const bool cluster_smem =
       aligned && (forced == SoftmaxImpl::kClusterSmem ||
                   (forced == SoftmaxImpl::kAuto &&
-                   TakesClusterSmemOn(props, rows, cols, sizeof(T), dy != nullptr)));
+                   TakesClusterSmemOn(props, rows, cols, sizeof(T),
+                                      ClusterSmemPassOf(kAlgorithm, dy != nullptr))));
   if constexpr (!std::is_same_v<T, double>) {
     if (cluster_smem) {
       bool launched = false;

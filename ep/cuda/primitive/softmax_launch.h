@@ -9,6 +9,7 @@
 #include <string>
 
 #include "ep/cuda/cuda_device_properties.h"
+#include "ep/cuda/primitive/softmax_plan.h"
 #include "ep/softmax_impl.h"
 #include "oneflow_lite/primitive/softmax.h"
 
@@ -54,7 +55,15 @@ bool UsesWorkspace(const CudaDeviceProperties& props, int64_t rows, int64_t cols
 // softmax_plan.h, on a GPU with clusters; of few rows, only those whose slices fit its shared
 // memory; for other rows the launch declines where they do not).
 bool TakesClusterSmemOn(const CudaDeviceProperties& props, int64_t rows, int64_t cols,
-                        int elem_size, bool backward);
+                        int elem_size, ClusterSmemPass pass);
+
+constexpr ClusterSmemPass ClusterSmemPassOf(SoftmaxAlgorithm algorithm, bool backward) {
+  if (!backward) {
+    return ClusterSmemPass::kForward;
+  }
+  return algorithm == SoftmaxAlgorithm::kSoftmax ? ClusterSmemPass::kSoftmaxBackward
+                                                 : ClusterSmemPass::kLogSoftmaxBackward;
+}
 
 inline bool Aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 

@@ -217,22 +217,34 @@ inline ClusterSmemPlan PlanClusterSmem(int64_t cols, int elem_size,
   return {kClusterSmemMaxCtas, threads_for(slice), slice};
 }
 
+// Which call a rule is for. Backward rows not on the cluster-smem path go to the uncached
+// kernel, which reads y and dy twice (softmax) or dy twice (log_softmax).
+enum class ClusterSmemPass { kForward, kSoftmaxBackward, kLogSoftmaxBackward };
+
 // By default rows (softmax and log_softmax, forward and backward) of 16- and 32-bit types past
 // the register path's longest (32768 columns): there the forward measured faster than the
 // register cluster, the shared-memory and the uncached kernels (docs/BENCHMARKS.md). Of the few
 // rows the split path would take, only those whose slices are at most 64 KB (several CTAs an SM),
 // or fit max_slice_bytes in clusters on at most half the SMs: where slices of 128 KB filled every
-// SM, one CTA each, the split path measured faster. `tensors`: 1 forward, 2 backward (y's and
-// dy's slices, half as long each). Rows too long for 16 slices of the device's shared memory stay
-// on the other paths. max_slice_bytes: the dynamic shared memory a block may have.
+// SM, one CTA each, the split path measured faster. Backward, y's and dy's slices (half as long
+// each) only while they stay at 32 KB, and float32 log_softmax's only in clusters of up to 8:
+// there the uncached kernel measured as fast or faster. Rows too long for 16 slices of the
+// device's shared memory stay on the other paths. max_slice_bytes: the dynamic shared memory a
+// block may have.
 constexpr int64_t kClusterSmemMinCols = 32768;
-inline bool TakesClusterSmem(int sm_count, int64_t rows, int64_t cols, int elem_size, int tensors,
-                             int64_t max_slice_bytes) {
+inline bool TakesClusterSmem(int sm_count, int64_t rows, int64_t cols, int elem_size,
+                             ClusterSmemPass pass, int64_t max_slice_bytes) {
   if (elem_size == 8 || cols <= kClusterSmemMinCols) {
     return false;
   }
+  const int tensors = pass == ClusterSmemPass::kForward ? 1 : 2;
   const ClusterSmemPlan plan = PlanClusterSmem(cols, elem_size, kClusterSmemSliceBytes / tensors);
   const int64_t bytes = plan.slice_packs * 16 * tensors;
+  if (tensors == 2 &&
+      (bytes > kClusterSmemSliceBytes ||
+       (pass == ClusterSmemPass::kLogSoftmaxBackward && elem_size == 4 && plan.ctas > 8))) {
+    return false;
+  }
   if (!TakesSplitRows(sm_count, rows, cols, elem_size)) {
     return true;
   }
