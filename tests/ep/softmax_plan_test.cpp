@@ -185,8 +185,9 @@ TEST(SoftmaxPlanTest, ClusterSmemPlansCoverTheRowInTheFewestSlices) {
   EXPECT_FALSE(TakesClusterSmem(kSms, 5, 300001, 2, kSoftmaxBackward,
                                 kSmem));  // 16 x 2 x 37.5 KB on 80 CTAs
   EXPECT_FALSE(TakesClusterSmem(kSms, 1, 1048579, 2, kSoftmaxBackward, kSmem));  // 16 x 2 x 128 KB
-  // Many rows: slices past 32 KB, and float32 log_softmax past 8 CTAs, stay uncached
+  // Many rows: slices past 96 KB in all, and float32 log_softmax past 8 CTAs, stay uncached
   EXPECT_FALSE(TakesClusterSmem(kSms, 1024, 262143, 4, kSoftmaxBackward, kSmem));  // 64 KB each
+  EXPECT_TRUE(TakesClusterSmem(kSms, 1024, 151936, 4, kSoftmaxBackward, kSmem));   // 37 KB each
   EXPECT_TRUE(TakesClusterSmem(kSms, 1024, 262143, 2, kSoftmaxBackward, kSmem));   // 32 KB each
   EXPECT_TRUE(TakesClusterSmem(kSms, 1024, 262143, 2, kLogSoftmaxBackward, kSmem));
   EXPECT_TRUE(TakesClusterSmem(kSms, 1024, 131072, 4, kSoftmaxBackward, kSmem));  // 16 CTAs

@@ -227,11 +227,13 @@ enum class ClusterSmemPass { kForward, kSoftmaxBackward, kLogSoftmaxBackward };
 // rows the split path would take, only those whose slices are at most 64 KB (several CTAs an SM),
 // or fit max_slice_bytes in clusters on at most half the SMs: where slices of 128 KB filled every
 // SM, one CTA each, the split path measured faster. Backward, y's and dy's slices (half as long
-// each) only while they stay at 32 KB, and float32 log_softmax's only in clusters of up to 8:
-// there the uncached kernel measured as fast or faster. Rows too long for 16 slices of the
+// each) only while both take at most 96 KB (two CTAs an SM; 74 KB measured faster than the
+// uncached kernel, 128 KB not), and float32 log_softmax's only in clusters of up to 8: past
+// them the uncached kernel measured as fast or faster. Rows too long for 16 slices of the
 // device's shared memory stay on the other paths. max_slice_bytes: the dynamic shared memory a
 // block may have.
 constexpr int64_t kClusterSmemMinCols = 32768;
+constexpr int64_t kClusterSmemBackwardMaxBytes = int64_t{96} << 10;
 inline bool TakesClusterSmem(int sm_count, int64_t rows, int64_t cols, int elem_size,
                              ClusterSmemPass pass, int64_t max_slice_bytes) {
   if (elem_size == 8 || cols <= kClusterSmemMinCols) {
@@ -241,7 +243,7 @@ inline bool TakesClusterSmem(int sm_count, int64_t rows, int64_t cols, int elem_
   const ClusterSmemPlan plan = PlanClusterSmem(cols, elem_size, kClusterSmemSliceBytes / tensors);
   const int64_t bytes = plan.slice_packs * 16 * tensors;
   if (tensors == 2 &&
-      (bytes > kClusterSmemSliceBytes ||
+      (bytes > kClusterSmemBackwardMaxBytes ||
        (pass == ClusterSmemPass::kLogSoftmaxBackward && elem_size == 4 && plan.ctas > 8))) {
     return false;
   }
