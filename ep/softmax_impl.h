@@ -13,8 +13,8 @@ namespace oflite {
 namespace ep {
 
 // kSplitRows: each row split over several blocks, two passes (float64 keeps its one kernel);
-// kCluster: a row per thread-block cluster held in registers, kClusterSmem: in shared memory
-// (both forward, 16-byte aligned tensors).
+// kCluster: a row per thread-block cluster held in registers (forward), kClusterSmem: in shared
+// memory (forward and backward); both for 16-byte aligned tensors.
 enum class SoftmaxImpl {
   kAuto,
   kWarp,

@@ -105,11 +105,11 @@ bool GpuHasClusters() {
 }
 
 // Forced split rows take any shape but float64; a forced cluster any forward row up to 8 CTAs
-// of 1024 threads of 8 packs, a forced cluster-smem any forward row up to 16 CTAs of the
-// shared memory a block may have. (By default the split path takes none of these shapes, the
-// register cluster none at all, cluster-smem the rows past 32768 columns:
+// of 1024 threads of 8 packs, a forced cluster-smem any row up to 16 CTAs of the shared memory a
+// block may have. (By default the split path takes none of these shapes, the register cluster
+// none at all, cluster-smem the rows past 32768 columns:
 // LongAndFewRowsThroughTheDispatch.)
-std::string ExpectedPath(SoftmaxImpl impl, DataType dtype, int64_t cols, bool backward) {
+std::string ExpectedPath(SoftmaxImpl impl, DataType dtype, int64_t cols, bool log, bool backward) {
   if (dtype == DataType::kFloat64 || impl == SoftmaxImpl::kBlockUncached) {
     return "uncached";
   }
@@ -124,9 +124,12 @@ std::string ExpectedPath(SoftmaxImpl impl, DataType dtype, int64_t cols, bool ba
     impl = SoftmaxImpl::kAuto;
   }
   // Up to 16 CTAs of 227 KB: every shape here; by default rows past 32768 columns (the tests'
-  // shapes have too few bytes for the split path)
-  if (!backward && GpuHasClusters() &&
-      (impl == SoftmaxImpl::kClusterSmem || (impl == SoftmaxImpl::kAuto && cols > 32768))) {
+  // shapes have too few bytes for the split path), backward float32 log_softmax's only up to 8
+  // CTAs of 32 KB slices
+  const bool log_f32_backward_past_8_ctas = log && backward && float32 && cols > 8 * 8192;
+  if (GpuHasClusters() &&
+      (impl == SoftmaxImpl::kClusterSmem ||
+       (impl == SoftmaxImpl::kAuto && cols > 32768 && !log_f32_backward_past_8_ctas))) {
     return "cluster-smem";
   }
   if (impl == SoftmaxImpl::kClusterSmem) {
@@ -192,7 +195,7 @@ void CheckShapeOnPath(SoftmaxImpl impl, DataType dtype, const Shape2& s, bool lo
 }
 
 void CheckShape(SoftmaxImpl impl, DataType dtype, const Shape2& s, bool log, bool backward) {
-  CheckShapeOnPath(impl, dtype, s, log, backward, ExpectedPath(impl, dtype, s.cols, backward));
+  CheckShapeOnPath(impl, dtype, s, log, backward, ExpectedPath(impl, dtype, s.cols, log, backward));
 }
 
 class CudaSoftmaxImplTest
@@ -355,33 +358,35 @@ TEST_F(CudaSoftmaxTest, RegisterPathBlocksLoopOverMoreRowsThanTheGrid) {
 }
 
 // By default: a quarter as many rows as SMs or fewer, long and in a tensor of 2 MB or more,
-// split over blocks (forward and backward; a row of 2^20 + 3 columns, odd lengths); forward rows
-// past 32768 columns a cluster a row in shared memory, of those few rows where slices of 64 KB
-// hold a row or clusters take at most half the SMs (where the GPU has no clusters, and for the
-// backward, the split path or the block kernels).
+// split over blocks (a row of 2^20 + 3 columns, odd lengths); rows past 32768 columns a cluster a
+// row in shared memory, of those few rows where slices of 64 KB (forward; two of 32 KB backward)
+// hold a row or clusters take at most half the SMs. Where the GPU has no clusters: the split
+// path or the block kernels.
 TEST_F(CudaSoftmaxTest, LongAndFewRowsThroughTheDispatch) {
   const int64_t sms = Unwrap(ep::GetCudaDeviceProperties(0))->sm_count;
   struct Case {
     DataType dtype;
     Shape2 shape;
-    std::string forward, forward_without_clusters, backward;
+    std::string forward, backward, forward_without_clusters, backward_without_clusters;
   };
+  const std::string cs = "cluster-smem";
   const Case cases[] = {
-      {DataType::kFloat32, {1, (1 << 20) + 3}, "split", "split", "split"},          // 16 x 256 KB
-      {DataType::kBFloat16, {1, (1 << 20) + 3}, "cluster-smem", "split", "split"},  // 16 x 128 KB
-      {DataType::kFloat16, {5, 300001}, "cluster-smem", "split", "split"},          // 10 x 60 KB
-      {DataType::kFloat32, {sms / 4, 65536}, "cluster-smem", "split", "split"},
-      {DataType::kFloat32, {8, 524288}, "split", "split", "split"},  // 128 x 128 KB
-      {DataType::kBFloat16, {sms, 40001}, "cluster-smem", "smem", "smem"},
-      {DataType::kBFloat16, {sms, 65536}, "cluster-smem", "smem", "uncached"},
-      {DataType::kFloat32, {sms / 4 + 1, 65536}, "cluster-smem", "uncached", "uncached"},
-      {DataType::kFloat16, {sms, 100003}, "cluster-smem", "smem", "uncached"}};
+      {DataType::kFloat32, {1, (1 << 20) + 3}, "split", "split", "split", "split"},
+      {DataType::kBFloat16, {1, (1 << 20) + 3}, cs, "split", "split", "split"},  // 16 x 128 KB
+      {DataType::kFloat16, {5, 300001}, cs, "split", "split", "split"},          // 10 x 60 KB
+      {DataType::kFloat32, {sms / 4, 65536}, cs, cs, "split", "split"},
+      {DataType::kFloat32, {8, 524288}, "split", "split", "split", "split"},  // 128 x 128 KB
+      {DataType::kBFloat16, {sms, 40001}, cs, cs, "smem", "smem"},
+      {DataType::kBFloat16, {sms, 65536}, cs, cs, "smem", "uncached"},
+      {DataType::kFloat32, {sms / 4 + 1, 65536}, cs, cs, "uncached", "uncached"},
+      {DataType::kFloat16, {sms, 100003}, cs, cs, "smem", "uncached"}};
   for (const Case& c : cases) {
-    const std::string& forward = GpuHasClusters() ? c.forward : c.forward_without_clusters;
+    const bool clusters = GpuHasClusters();
     for (bool log : {false, true}) {
       for (bool backward : {false, true}) {
-        CheckShapeOnPath(SoftmaxImpl::kAuto, c.dtype, c.shape, log, backward,
-                         backward ? c.backward : forward);
+        const std::string& path = backward ? (clusters ? c.backward : c.backward_without_clusters)
+                                           : (clusters ? c.forward : c.forward_without_clusters);
+        CheckShapeOnPath(SoftmaxImpl::kAuto, c.dtype, c.shape, log, backward, path);
       }
     }
   }
@@ -429,20 +434,26 @@ std::vector<std::pair<Shape, std::vector<double>>> SpecialValueCases() {
   const double inf = INFINITY, nan = NAN;
   std::vector<std::pair<Shape, std::vector<double>>> cases = {
       {Shape{4, 3}, {1, inf, 2, -inf, -inf, -inf, 1, nan, 3, -inf, 0, 0}}};
-  // 40000 columns: several CTAs a row on the cluster-smem path, whose row 3 has slices of only
-  // -inf.
-  for (int64_t cols : {24, 256, 1024, 1025, 40000}) {
+  // 40003 columns: several CTAs a row on the cluster-smem path (rows starting mid-pack), its
+  // +inf and NaN in the last slice, slices of only -inf (row 3), and a slice of -inf but one
+  // NaN (row 4).
+  for (int64_t cols : {24, 256, 1024, 1025, 40003}) {
     const size_t n = static_cast<size_t>(cols);
-    std::vector<double> wide(4 * n);
+    const bool slices = cols > 40000;
+    std::vector<double> wide((slices ? 5 : 4) * n);
     for (size_t i = 0; i < wide.size(); ++i) {
       wide[i] = static_cast<double>(i % 7) - 3;
     }
-    wide[9] = inf;                                                // row 0: +inf mid-pack
-    wide[n + 13] = nan;                                           // row 1: NaN mid-pack
+    wide[slices ? n - 20 : 9] = inf;                              // row 0: +inf mid-pack
+    wide[n + (slices ? n - 30 : 13)] = nan;                       // row 1: NaN mid-pack
     std::fill(wide.begin() + 2 * n, wide.begin() + 3 * n, -inf);  // row 2: only -inf
-    const size_t prefix = cols >= 40000 ? n / 2 : 16;
+    const size_t prefix = slices ? n / 2 + 8 : 16;  // past the first 16-bit slice and its head
     std::fill(wide.begin() + 3 * n, wide.begin() + 3 * n + prefix, -inf);  // row 3: -inf first
-    cases.push_back({Shape{4, cols}, wide});
+    if (slices) {
+      std::fill(wide.begin() + 4 * n, wide.begin() + 4 * n + prefix, -inf);
+      wide[4 * n + 5] = nan;
+    }
+    cases.push_back({Shape{slices ? 5 : 4, cols}, wide});
   }
   return cases;
 }

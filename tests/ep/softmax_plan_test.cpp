@@ -165,16 +165,34 @@ TEST(SoftmaxPlanTest, ClusterSmemPlansCoverTheRowInTheFewestSlices) {
   EXPECT_EQ(PlanClusterSmem(65536, 4, 32 << 10).ctas, 8);  // another slice size
   constexpr int kSms = 132;
   constexpr int64_t kSmem = 227 << 10;
-  EXPECT_FALSE(TakesClusterSmem(kSms, kSms, 32768, 4, kSmem));
-  EXPECT_TRUE(TakesClusterSmem(kSms, kSms, 32769, 4, kSmem));
-  EXPECT_TRUE(TakesClusterSmem(kSms, 34, 262144, 2, kSmem));
-  EXPECT_FALSE(TakesClusterSmem(kSms, kSms, 65536, 8, kSmem));
+  constexpr ClusterSmemPass kForward = ClusterSmemPass::kForward;
+  constexpr ClusterSmemPass kSoftmaxBackward = ClusterSmemPass::kSoftmaxBackward;
+  constexpr ClusterSmemPass kLogSoftmaxBackward = ClusterSmemPass::kLogSoftmaxBackward;
+  EXPECT_FALSE(TakesClusterSmem(kSms, kSms, 32768, 4, kForward, kSmem));
+  EXPECT_TRUE(TakesClusterSmem(kSms, kSms, 32769, 4, kForward, kSmem));
+  EXPECT_TRUE(TakesClusterSmem(kSms, 34, 262144, 2, kForward, kSmem));
+  EXPECT_FALSE(TakesClusterSmem(kSms, kSms, 65536, 8, kForward, kSmem));
   // Of the split path's few rows: slices of 64 KB, or clusters on at most half the SMs
-  EXPECT_TRUE(TakesClusterSmem(kSms, 33, 262144, 2, kSmem));      // 8 slices of 64 KB
-  EXPECT_TRUE(TakesClusterSmem(kSms, 4, 1048579, 2, kSmem));      // 64 CTAs of 128 KB
-  EXPECT_FALSE(TakesClusterSmem(kSms, 8, 524288, 4, kSmem));      // 128 CTAs of 128 KB
-  EXPECT_FALSE(TakesClusterSmem(kSms, 4, 1048579, 2, 96 << 10));  // slices past shared memory
-  EXPECT_FALSE(TakesClusterSmem(kSms, 2, 1048576, 4, kSmem));     // 16 slices of 256 KB
+  EXPECT_TRUE(TakesClusterSmem(kSms, 33, 262144, 2, kForward, kSmem));  // 8 slices of 64 KB
+  EXPECT_TRUE(TakesClusterSmem(kSms, 4, 1048579, 2, kForward, kSmem));  // 64 CTAs of 128 KB
+  EXPECT_FALSE(TakesClusterSmem(kSms, 8, 524288, 4, kForward, kSmem));  // 128 CTAs of 128 KB
+  EXPECT_FALSE(
+      TakesClusterSmem(kSms, 4, 1048579, 2, kForward, 96 << 10));  // slices past shared memory
+  EXPECT_FALSE(TakesClusterSmem(kSms, 2, 1048576, 4, kForward, kSmem));  // 16 slices of 256 KB
+  // Backward: y's and dy's slices, 32 KB each in the fewest CTAs
+  EXPECT_TRUE(TakesClusterSmem(kSms, kSms, 65536, 4, kSoftmaxBackward, kSmem));
+  EXPECT_TRUE(TakesClusterSmem(kSms, 33, 65536, 4, kSoftmaxBackward, kSmem));  // 8 x 2 x 32 KB
+  EXPECT_FALSE(TakesClusterSmem(kSms, 5, 300001, 2, kSoftmaxBackward,
+                                kSmem));  // 16 x 2 x 37.5 KB on 80 CTAs
+  EXPECT_FALSE(TakesClusterSmem(kSms, 1, 1048579, 2, kSoftmaxBackward, kSmem));  // 16 x 2 x 128 KB
+  // Many rows: slices past 96 KB in all, and float32 log_softmax past 8 CTAs, stay uncached
+  EXPECT_FALSE(TakesClusterSmem(kSms, 1024, 262143, 4, kSoftmaxBackward, kSmem));  // 64 KB each
+  EXPECT_TRUE(TakesClusterSmem(kSms, 1024, 151936, 4, kSoftmaxBackward, kSmem));   // 37 KB each
+  EXPECT_TRUE(TakesClusterSmem(kSms, 1024, 262143, 2, kSoftmaxBackward, kSmem));   // 32 KB each
+  EXPECT_TRUE(TakesClusterSmem(kSms, 1024, 262143, 2, kLogSoftmaxBackward, kSmem));
+  EXPECT_TRUE(TakesClusterSmem(kSms, 1024, 131072, 4, kSoftmaxBackward, kSmem));  // 16 CTAs
+  EXPECT_FALSE(TakesClusterSmem(kSms, 1024, 131072, 4, kLogSoftmaxBackward, kSmem));
+  EXPECT_TRUE(TakesClusterSmem(kSms, 1024, 65536, 4, kLogSoftmaxBackward, kSmem));  // 8 CTAs
 }
 
 }  // namespace

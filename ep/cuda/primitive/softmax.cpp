@@ -37,8 +37,7 @@ Maybe<void> LaunchChecked(Stream* stream, size_t rows, size_t cols, const void* 
   const SoftmaxImpl forced = GetSoftmaxImplOverride();
   const auto r = static_cast<int64_t>(rows), c = static_cast<int64_t>(cols);
   void* workspace = nullptr;
-  const bool aligned_forward = dy == nullptr && softmax::Aligned16(a) && softmax::Aligned16(out);
-  if (softmax::UsesWorkspace(cuda_stream->properties(), r, c, sizeof(T), aligned_forward, forced)) {
+  if (softmax::UsesWorkspace(cuda_stream->properties(), r, c, sizeof(T), forced)) {
     OFLITE_ASSIGN_OR_RETURN(workspace, cuda_stream->workspace());
   }
   return CudaCheck(softmax::Launch<D, kAlgorithm>(
@@ -141,21 +140,22 @@ std::string DescribeLaunch(const LaunchInfo& info) {
   return text;
 }
 
-bool TakesClusterSmem(const CudaDeviceProperties& props, int64_t rows, int64_t cols,
-                      int elem_size) {
+bool TakesClusterSmemOn(const CudaDeviceProperties& props, int64_t rows, int64_t cols,
+                        int elem_size, ClusterSmemPass pass) {
   return props.compute_capability_major >= 9 &&
-         softmax::TakesClusterSmem(props.sm_count, rows, cols, elem_size,
-                                   static_cast<int64_t>(props.shared_memory_per_block_optin));
+         TakesClusterSmem(
+             props.sm_count, rows, cols, elem_size, pass,
+             static_cast<int64_t>(props.shared_memory_per_block_optin) - kClusterSmemStaticBytes);
 }
 
 bool UsesWorkspace(const CudaDeviceProperties& props, int64_t rows, int64_t cols, int elem_size,
-                   bool aligned_forward, SoftmaxImpl forced) {
-  if (elem_size == 8) {
-    return false;
-  }
-  return forced == SoftmaxImpl::kSplitRows ||
-         (forced == SoftmaxImpl::kAuto && TakesSplitRows(props.sm_count, rows, cols, elem_size) &&
-          !(aligned_forward && TakesClusterSmem(props, rows, cols, elem_size)));
+                   SoftmaxImpl forced) {
+  // A forced cluster or cluster-smem launch that declines falls back to the automatic choice,
+  // split included.
+  const bool automatic = forced == SoftmaxImpl::kAuto || forced == SoftmaxImpl::kCluster ||
+                         forced == SoftmaxImpl::kClusterSmem;
+  return elem_size != 8 && (forced == SoftmaxImpl::kSplitRows ||
+                            (automatic && TakesSplitRows(props.sm_count, rows, cols, elem_size)));
 }
 }  // namespace softmax
 

@@ -181,19 +181,21 @@ const void* ClusterKernel() {
       &ClusterSoftmaxKernel<T, CudaComputeType<T>, kAlgorithm, kPacks>);
 }
 
-// A launch of `blocks` CTAs of the plan's threads in clusters of the plan's size. The cluster
-// attribute sits beside the configuration that points at it: neither is copied.
+// A launch of `blocks` CTAs of `threads` threads in clusters of `ctas`, with `smem` bytes of
+// dynamic shared memory each. The cluster attribute sits beside the configuration that points at
+// it: neither is copied.
 struct ClusterLaunchConfig {
   cudaLaunchAttribute attr = {};
   cudaLaunchConfig_t config = {};
 
-  ClusterLaunchConfig(ClusterPlan plan, int64_t blocks, cudaStream_t stream) {
+  ClusterLaunchConfig(int ctas, int threads, int64_t blocks, size_t smem, cudaStream_t stream) {
     attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = static_cast<unsigned>(plan.ctas);
+    attr.val.clusterDim.x = static_cast<unsigned>(ctas);
     attr.val.clusterDim.y = 1;
     attr.val.clusterDim.z = 1;
     config.gridDim = dim3(static_cast<unsigned>(blocks));
-    config.blockDim = dim3(static_cast<unsigned>(plan.threads));
+    config.blockDim = dim3(static_cast<unsigned>(threads));
+    config.dynamicSmemBytes = smem;
     config.stream = stream;
     config.attrs = &attr;
     config.numAttrs = 1;
@@ -202,20 +204,20 @@ struct ClusterLaunchConfig {
   ClusterLaunchConfig& operator=(const ClusterLaunchConfig&) = delete;
 };
 
-// Whether clusters of this plan can be resident on the device (a cluster's CTAs must share a
-// GPC), asked once per device, kernel and plan.
-inline cudaError_t ClusterFits(const CudaDeviceProperties& props, const void* kernel,
-                               ClusterPlan plan, bool* fits) {
+// Whether clusters of `ctas` CTAs of this shape can be resident on the device (a cluster's CTAs
+// must share a GPC), asked once per device, kernel and shape.
+inline cudaError_t ClusterFits(const CudaDeviceProperties& props, const void* kernel, int ctas,
+                               int threads, size_t smem, bool* fits) {
   static std::mutex mutex;
-  static std::map<std::tuple<int, const void*, int, int>, bool> cache;
+  static std::map<std::tuple<int, const void*, int, int, size_t>, bool> cache;
   std::lock_guard<std::mutex> lock(mutex);
-  const auto key = std::make_tuple(props.device_index, kernel, plan.ctas, plan.threads);
+  const auto key = std::make_tuple(props.device_index, kernel, ctas, threads, smem);
   const auto it = cache.find(key);
   if (it != cache.end()) {
     *fits = it->second;
     return cudaSuccess;
   }
-  const ClusterLaunchConfig launch(plan, plan.ctas, nullptr);
+  const ClusterLaunchConfig launch(ctas, threads, ctas, smem, nullptr);
   int clusters = 0;
   const cudaError_t err = cudaOccupancyMaxActiveClusters(&clusters, kernel, &launch.config);
   if (err != cudaSuccess) {
@@ -228,7 +230,7 @@ inline cudaError_t ClusterFits(const CudaDeviceProperties& props, const void* ke
 template <typename T, SoftmaxAlgorithm kAlgorithm, int kPacks>
 cudaError_t LaunchClusterWithPacks(cudaStream_t stream, int64_t rows, int64_t cols, const T* x,
                                    T* y, ClusterPlan plan) {
-  const ClusterLaunchConfig launch(plan, rows * plan.ctas, stream);
+  const ClusterLaunchConfig launch(plan.ctas, plan.threads, rows * plan.ctas, 0, stream);
   return cudaLaunchKernelEx(
       &launch.config, ClusterSoftmaxKernel<T, CudaComputeType<T>, kAlgorithm, kPacks>, x, y, cols);
 }
@@ -247,7 +249,7 @@ cudaError_t TryClusterPath(const CudaDeviceProperties& props, cudaStream_t strea
   const void* kernel =
       plan.packs == 4 ? ClusterKernel<T, kAlgorithm, 4>() : ClusterKernel<T, kAlgorithm, 8>();
   bool fits = false;
-  if (ClusterFits(props, kernel, plan, &fits) != cudaSuccess) {
+  if (ClusterFits(props, kernel, plan.ctas, plan.threads, 0, &fits) != cudaSuccess) {
     cudaGetLastError();  // the device cannot say: the block kernels take the row
     return cudaSuccess;
   }

@@ -1,10 +1,12 @@
-// Softmax forward over long rows: a row per thread-block cluster (Hopper), each CTA's slice of the
-// row copied into its shared memory with cp.async, so the row is read once and written once with
-// all of a slice's bytes in flight at once and no registers held for them. Each CTA reduces its
-// slice to a (max, sum of exp(x - max)) pair; one cluster barrier shares the pairs through
-// distributed shared memory, and every CTA rescales them to the row's. Slices are small enough
-// for several CTAs an SM, whose loads overlap the others' reductions and stores. Which rows:
-// TakesClusterSmem and PlanClusterSmem (softmax_plan.h).
+// Softmax over long rows, forward and backward: a row per thread-block cluster (Hopper), each
+// CTA's slice of the row (and of dy) copied into its shared memory with cp.async, so each tensor
+// is read once and written once with all of a slice's bytes in flight at once and no registers
+// held for them. Forward, each CTA reduces its slice to a (max, sum of exp(x - max)) pair;
+// backward, to its sum of y * dy (or of dy). A cluster barrier shares them through distributed
+// shared memory, and every CTA combines them into the row's (a second, split barrier keeps each
+// CTA alive until the others have read its part). Slices are small enough for several CTAs an
+// SM, whose loads overlap the others' reductions and stores. Which rows: TakesClusterSmem and
+// PlanClusterSmem (softmax_plan.h).
 #ifndef ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SOFTMAX_CLUSTER_SMEM_CUH_
 #define ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SOFTMAX_CLUSTER_SMEM_CUH_
 
@@ -13,7 +15,6 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
-#include <tuple>
 
 #include "ep/cuda/cp_async.cuh"
 #include "ep/cuda/primitive/softmax_block_register.cuh"
@@ -65,6 +66,9 @@ __global__ void __launch_bounds__(kClusterSmemMaxThreads)
   __shared__ C max_partials[32];
   __shared__ S sum_partials[32];
   __shared__ SlicePartial<C, S> partial;
+  static_assert(
+      sizeof(max_partials) + sizeof(sum_partials) + sizeof(partial) <= kClusterSmemStaticBytes,
+      "the plan's bound on static shared memory holds");
   cg::cluster_group cluster = cg::this_cluster();
   const unsigned rank = cluster.block_rank();
   const unsigned ctas = cluster.num_blocks();
@@ -84,8 +88,7 @@ __global__ void __launch_bounds__(kClusterSmemMaxThreads)
   }
   CpAsyncCommit();
   const C edge = layout.edge_col >= 0 ? ToCompute(row_x[layout.edge_col]) : NegativeInfinity<C>();
-  CpAsyncWait<0>();
-  __syncthreads();  // not needed by the reads below: each thread reads back only its own packs
+  CpAsyncWait<0>();  // each thread reads back only the packs it copied
 
   PackMax<T, kPack> pack_max;
 #pragma unroll 4
@@ -161,10 +164,97 @@ __global__ void __launch_bounds__(kClusterSmemMaxThreads)
   ClusterWait();  // no CTA leaves while another may still read its partial
 }
 
+// dx of softmax, y * (dy - sum(y * dy)), or of log_softmax, dy - exp(y) * sum(dy), a row per
+// cluster: each CTA's slices of y and dy (slice_packs packs each, one after the other in the
+// dynamic shared memory) reduce to the slice's sum, the cluster barrier shares the sums. y, dy
+// and dx start 16-byte aligned, so their rows lie alike.
+template <typename T, typename C, SoftmaxAlgorithm kAlgorithm>
+__global__ void __launch_bounds__(kClusterSmemMaxThreads)
+    ClusterSmemSoftmaxBackwardKernel(const T* __restrict__ y, const T* __restrict__ dy,
+                                     T* __restrict__ dx, int64_t cols, int64_t slice_packs) {
+  namespace cg = cooperative_groups;
+  constexpr int kPack = kBlockPack<T>;
+  constexpr bool kSoftmax = kAlgorithm == SoftmaxAlgorithm::kSoftmax;
+  using P = Pack<T, kPack>;
+  extern __shared__ __align__(16) unsigned char slice_bytes[];
+  P* y_slice = reinterpret_cast<P*>(slice_bytes);
+  P* dy_slice = y_slice + slice_packs;
+  __shared__ C sum_partials[32];
+  __shared__ C partial;
+  static_assert(sizeof(sum_partials) + sizeof(partial) <= kClusterSmemStaticBytes,
+                "the plan's bound on static shared memory holds");
+  cg::cluster_group cluster = cg::this_cluster();
+  const unsigned rank = cluster.block_rank();
+  const unsigned ctas = cluster.num_blocks();
+  const int64_t row = blockIdx.x / ctas;
+  const int64_t row_start = row * cols;
+  const ClusterRow<T> layout(y + row_start, cols, rank);
+  const int64_t first = static_cast<int64_t>(rank) * slice_packs;
+  const int count = static_cast<int>(max(int64_t{0}, min(slice_packs, layout.packs - first)));
+  const int64_t body = row_start + layout.head;
+  const P* body_y = reinterpret_cast<const P*>(y + body) + first;
+  const P* body_dy = reinterpret_cast<const P*>(dy + body) + first;
+  P* body_dx = reinterpret_cast<P*>(dx + body) + first;
+  const int tid = static_cast<int>(threadIdx.x);
+  const int threads = static_cast<int>(blockDim.x);
+
+  for (int p = tid; p < count; p += threads) {
+    CpAsync<16>(y_slice + p, body_y + p);
+    CpAsync<16>(dy_slice + p, body_dy + p);
+  }
+  CpAsyncCommit();
+  const bool has_edge = layout.edge_col >= 0;
+  const C edge_y = has_edge ? ToCompute(y[row_start + layout.edge_col]) : C(0);
+  const C edge_dy = has_edge ? ToCompute(dy[row_start + layout.edge_col]) : C(0);
+  CpAsyncWait<0>();  // each thread reads back only the packs it copied
+
+  C sum = kSoftmax ? edge_y * edge_dy : edge_dy;
+#pragma unroll 4
+  for (int p = tid; p < count; p += threads) {
+    const P yv = y_slice[p];
+    const P dv = dy_slice[p];
+#pragma unroll
+    for (int i = 0; i < kPack; ++i) {
+      sum += kSoftmax ? ToCompute(yv.elem[i]) * ToCompute(dv.elem[i]) : ToCompute(dv.elem[i]);
+    }
+  }
+  const C slice_sum = BlockAllReduceAnySize(sum, SumOp(), sum_partials);
+  if (tid == 0) {
+    partial = slice_sum;
+  }
+  cluster.sync();
+  C row_sum = 0;
+  for (unsigned r = 0; r < ctas; ++r) {
+    row_sum += *cluster.map_shared_rank(&partial, r);
+  }
+  ClusterArrive();  // this CTA has read the others' partials
+
+  const auto grad = [&](C yv, C dyv) {
+    return kSoftmax ? yv * (dyv - row_sum) : dyv - ExpFor<T, kAlgorithm>(yv) * row_sum;
+  };
+#pragma unroll 4
+  for (int p = tid; p < count; p += threads) {
+    const P yv = y_slice[p];
+    const P dv = dy_slice[p];
+    C out[kPack];
+#pragma unroll
+    for (int i = 0; i < kPack; ++i) {
+      out[i] = grad(ToCompute(yv.elem[i]), ToCompute(dv.elem[i]));
+    }
+    StorePack<kPack>(out, body_dx[p].elem);
+  }
+  if (has_edge) {
+    dx[row_start + layout.edge_col] = FromCompute<T>(grad(edge_y, edge_dy));
+  }
+  ClusterWait();  // no CTA leaves while another may still read its partial
+}
+
 template <typename T, SoftmaxAlgorithm kAlgorithm>
-const void* ClusterSmemKernel() {
-  return reinterpret_cast<const void*>(
-      &ClusterSmemSoftmaxKernel<T, CudaComputeType<T>, kAlgorithm>);
+const void* ClusterSmemKernel(bool backward) {
+  using C = CudaComputeType<T>;
+  return backward
+             ? reinterpret_cast<const void*>(&ClusterSmemSoftmaxBackwardKernel<T, C, kAlgorithm>)
+             : reinterpret_cast<const void*>(&ClusterSmemSoftmaxKernel<T, C, kAlgorithm>);
 }
 
 // Lets the kernel take clusters past the portable 8 CTAs and the device's most shared memory,
@@ -192,67 +282,27 @@ inline cudaError_t PrepareClusterSmemKernel(const CudaDeviceProperties& props, c
   return err;
 }
 
-// A launch of `blocks` CTAs in clusters of the plan's size with its slice in shared memory.
-struct ClusterSmemLaunchConfig {
-  cudaLaunchAttribute attr = {};
-  cudaLaunchConfig_t config = {};
-
-  ClusterSmemLaunchConfig(ClusterSmemPlan plan, int64_t blocks, cudaStream_t stream) {
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = static_cast<unsigned>(plan.ctas);
-    attr.val.clusterDim.y = 1;
-    attr.val.clusterDim.z = 1;
-    config.gridDim = dim3(static_cast<unsigned>(blocks));
-    config.blockDim = dim3(static_cast<unsigned>(plan.threads));
-    config.dynamicSmemBytes = static_cast<size_t>(plan.slice_packs) * 16;
-    config.stream = stream;
-    config.attrs = &attr;
-    config.numAttrs = 1;
-  }
-  ClusterSmemLaunchConfig(const ClusterSmemLaunchConfig&) = delete;
-  ClusterSmemLaunchConfig& operator=(const ClusterSmemLaunchConfig&) = delete;
-};
-
-// Whether clusters of this plan can be resident (a cluster's CTAs share a GPC), asked once per
-// device, kernel and plan.
-inline cudaError_t ClusterSmemFits(const CudaDeviceProperties& props, const void* kernel,
-                                   ClusterSmemPlan plan, bool* fits) {
-  static std::mutex mutex;
-  static std::map<std::tuple<int, const void*, int, int, int64_t>, bool> cache;
-  std::lock_guard<std::mutex> lock(mutex);
-  const auto key =
-      std::make_tuple(props.device_index, kernel, plan.ctas, plan.threads, plan.slice_packs);
-  const auto it = cache.find(key);
-  if (it != cache.end()) {
-    *fits = it->second;
-    return cudaSuccess;
-  }
-  const ClusterSmemLaunchConfig launch(plan, plan.ctas, nullptr);
-  int clusters = 0;
-  const cudaError_t err = cudaOccupancyMaxActiveClusters(&clusters, kernel, &launch.config);
-  if (err != cudaSuccess) {
-    return err;
-  }
-  *fits = cache[key] = clusters > 0;
-  return cudaSuccess;
-}
-
-// Launches the cluster-smem path if the device can hold the plan's clusters; *launched says
-// whether it did. x and y start 16-byte aligned (the caller checks).
+// Launches the cluster-smem path, forward (dy null: a = x, out = y) or backward (a = y, out =
+// dx), if the device can hold the plan's clusters; *launched says whether it did. The tensors
+// start 16-byte aligned (the caller checks).
 template <typename T, SoftmaxAlgorithm kAlgorithm>
 cudaError_t TryClusterSmemPath(const CudaDeviceProperties& props, cudaStream_t stream, int64_t rows,
-                               int64_t cols, const T* x, T* y, LaunchInfo* info, bool* launched) {
+                               int64_t cols, const T* a, const T* dy, T* out, LaunchInfo* info,
+                               bool* launched) {
   *launched = false;
-  const ClusterSmemPlan plan = PlanClusterSmem(cols, sizeof(T));
-  if (props.compute_capability_major < 9 || plan.ctas == 0 || rows * plan.ctas > INT32_MAX ||
-      static_cast<size_t>(plan.slice_packs) * 16 > props.shared_memory_per_block_optin) {
+  const int tensors = dy == nullptr ? 1 : 2;
+  const ClusterSmemPlan plan = PlanClusterSmem(cols, sizeof(T), kClusterSmemSliceBytes / tensors);
+  const int64_t smem = plan.slice_packs * 16 * tensors;
+  if (props.compute_capability_major < 9 || rows * plan.ctas > INT32_MAX ||
+      smem > static_cast<int64_t>(props.shared_memory_per_block_optin) - kClusterSmemStaticBytes) {
     return cudaSuccess;
   }
-  const void* kernel = ClusterSmemKernel<T, kAlgorithm>();
+  const void* kernel = ClusterSmemKernel<T, kAlgorithm>(dy != nullptr);
   bool fits = false;
   if (PrepareClusterSmemKernel(props, kernel) != cudaSuccess ||
-      ClusterSmemFits(props, kernel, plan, &fits) != cudaSuccess) {
-    cudaGetLastError();  // the device cannot take it: the block kernels take the row
+      ClusterFits(props, kernel, plan.ctas, plan.threads, static_cast<size_t>(smem), &fits) !=
+          cudaSuccess) {
+    cudaGetLastError();  // the device cannot take it: the other paths take the row
     return cudaSuccess;
   }
   if (!fits) {
@@ -263,12 +313,16 @@ cudaError_t TryClusterSmemPath(const CudaDeviceProperties& props, cudaStream_t s
   info->path = "cluster-smem";
   info->pack = kBlockPack<T>;
   info->block_size = plan.threads;
-  info->cols_per_thread = 0;
   info->splits = plan.ctas;
-  const ClusterSmemLaunchConfig launch(plan, rows * plan.ctas, stream);
-  return cudaLaunchKernelEx(&launch.config,
-                            ClusterSmemSoftmaxKernel<T, CudaComputeType<T>, kAlgorithm>, x, y, cols,
-                            plan.slice_packs);
+  const ClusterLaunchConfig launch(plan.ctas, plan.threads, rows * plan.ctas,
+                                   static_cast<size_t>(smem), stream);
+  using C = CudaComputeType<T>;
+  if (dy == nullptr) {
+    return cudaLaunchKernelEx(&launch.config, ClusterSmemSoftmaxKernel<T, C, kAlgorithm>, a, out,
+                              cols, plan.slice_packs);
+  }
+  return cudaLaunchKernelEx(&launch.config, ClusterSmemSoftmaxBackwardKernel<T, C, kAlgorithm>, a,
+                            dy, out, cols, plan.slice_packs);
 }
 
 }  // namespace softmax

@@ -822,13 +822,17 @@ template <typename T, SoftmaxAlgorithm kAlgorithm, typename C, typename S, int N
 __device__ __forceinline__ void AccumulatePack(MaxSum<C, S>& acc, const T* v) {
   C x[N];
   C max = acc.max;
+  bool only_neg_inf = acc.max == NegativeInfinity<C>();
 #pragma unroll
   for (int i = 0; i < N; ++i) {
     x[i] = ToCompute(v[i]);
     max = Max(max, x[i]);
+    only_neg_inf = only_neg_inf && x[i] == NegativeInfinity<C>();
   }
-  if (max == NegativeInfinity<C>()) {
-    return;  // only -inf so far: nothing to add
+  // Only -inf so far: nothing to add. Tested per value: Max may step over a NaN (-inf, NaN,
+  // -inf has the max -inf), which must reach the sum.
+  if (only_neg_inf) {
+    return;
   }
   // exp(v - max) with max = +inf is NaN for v = +inf, as in two passes
   S sum = acc.sum == S(0) ? S(0) : acc.sum * Exp(acc.max - max);

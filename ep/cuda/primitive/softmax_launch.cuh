@@ -461,16 +461,9 @@ cudaError_t Launch(const CudaDeviceProperties& props, cudaStream_t stream, int64
   if (rows == 0 || cols == 0) {
     return cudaSuccess;
   }
-  const bool aligned_forward = dy == nullptr && Aligned16(a) && Aligned16(out);
-  if (UsesWorkspace(props, rows, cols, sizeof(T), aligned_forward, forced)) {
-    return LaunchSplitRows<T, kAlgorithm>(props, stream, rows, cols, a, dy, out, workspace,
-                                          workspace_bytes, info);
-  }
-  // double computes in double on the uncached path only: its speed is not a target and this
-  // keeps its template fan-out to one kernel per direction.
-  if constexpr (std::is_same_v<T, double>) {
-    return LaunchBlockUncached<T, kAlgorithm>(props, stream, rows, cols, a, dy, out, info);
-  } else {
+  const bool aligned = Aligned16(a) && Aligned16(out) && (dy == nullptr || Aligned16(dy));
+  const bool aligned_forward = aligned && dy == nullptr;
+  if constexpr (!std::is_same_v<T, double>) {
     if (aligned_forward && forced == SoftmaxImpl::kCluster) {
       bool launched = false;
       const cudaError_t err =
@@ -479,22 +472,37 @@ cudaError_t Launch(const CudaDeviceProperties& props, cudaStream_t stream, int64
         return err;
       }
     }
-    if (forced == SoftmaxImpl::kCluster) {
-      forced = SoftmaxImpl::kAuto;  // the shape or device cannot take it
-    }
-    if (aligned_forward &&
-        (forced == SoftmaxImpl::kClusterSmem ||
-         (forced == SoftmaxImpl::kAuto && TakesClusterSmem(props, rows, cols, sizeof(T))))) {
+  }
+  if (forced == SoftmaxImpl::kCluster) {
+    forced = SoftmaxImpl::kAuto;  // the shape or device cannot take it
+  }
+  const bool cluster_smem =
+      aligned && (forced == SoftmaxImpl::kClusterSmem ||
+                  (forced == SoftmaxImpl::kAuto &&
+                   TakesClusterSmemOn(props, rows, cols, sizeof(T),
+                                      ClusterSmemPassOf(kAlgorithm, dy != nullptr))));
+  if constexpr (!std::is_same_v<T, double>) {
+    if (cluster_smem) {
       bool launched = false;
       const cudaError_t err =
-          TryClusterSmemPath<T, kAlgorithm>(props, stream, rows, cols, a, out, info, &launched);
+          TryClusterSmemPath<T, kAlgorithm>(props, stream, rows, cols, a, dy, out, info, &launched);
       if (err != cudaSuccess || launched) {
         return err;
       }
     }
-    if (forced == SoftmaxImpl::kClusterSmem) {
-      forced = SoftmaxImpl::kAuto;  // the shape or device cannot take it
-    }
+  }
+  if (forced == SoftmaxImpl::kClusterSmem) {
+    forced = SoftmaxImpl::kAuto;  // the shape or device cannot take it
+  }
+  if (UsesWorkspace(props, rows, cols, sizeof(T), forced)) {
+    return LaunchSplitRows<T, kAlgorithm>(props, stream, rows, cols, a, dy, out, workspace,
+                                          workspace_bytes, info);
+  }
+  // double computes in double on the uncached path only: its speed is not a target and this
+  // keeps its template fan-out to one kernel per direction.
+  if constexpr (std::is_same_v<T, double>) {
+    return LaunchBlockUncached<T, kAlgorithm>(props, stream, rows, cols, a, dy, out, info);
+  } else {
     const bool register_fits = dy == nullptr && RegisterPathFits(cols, a, out);
     if (forced == SoftmaxImpl::kBlockRegister) {
       if (register_fits) {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "ep/cuda/cuda_device_properties.h"
+#include "ep/cuda/primitive/softmax_plan.h"
 #include "ep/softmax_impl.h"
 #include "oneflow_lite/primitive/softmax.h"
 
@@ -44,15 +45,25 @@ cudaError_t Launch(const CudaDeviceProperties& props, cudaStream_t stream, int64
                    int64_t cols, const T* a, const T* dy, T* out, SoftmaxImpl forced,
                    void* workspace, size_t workspace_bytes, LaunchInfo* info);
 
-// Whether Launch takes the split path (softmax_split_rows.cuh), which keeps partials in the
-// stream's workspace. aligned_forward: a forward call whose tensors start 16-byte aligned, which
-// the cluster-smem path may take instead.
+// Whether Launch may take the split path (softmax_split_rows.cuh), which keeps partials in the
+// stream's workspace: where the cluster-smem path takes few rows, the split path is still its
+// fallback when that launch declines (clusters that do not fit the GPU).
 bool UsesWorkspace(const CudaDeviceProperties& props, int64_t rows, int64_t cols, int elem_size,
-                   bool aligned_forward, SoftmaxImpl forced);
+                   SoftmaxImpl forced);
 
 // Whether the cluster-smem path takes these rows by default on this device (TakesClusterSmem in
-// softmax_plan.h, on a GPU with clusters).
-bool TakesClusterSmem(const CudaDeviceProperties& props, int64_t rows, int64_t cols, int elem_size);
+// softmax_plan.h, on a GPU with clusters; of few rows, only those whose slices fit its shared
+// memory; for other rows the launch declines where they do not).
+bool TakesClusterSmemOn(const CudaDeviceProperties& props, int64_t rows, int64_t cols,
+                        int elem_size, ClusterSmemPass pass);
+
+constexpr ClusterSmemPass ClusterSmemPassOf(SoftmaxAlgorithm algorithm, bool backward) {
+  if (!backward) {
+    return ClusterSmemPass::kForward;
+  }
+  return algorithm == SoftmaxAlgorithm::kSoftmax ? ClusterSmemPass::kSoftmaxBackward
+                                                 : ClusterSmemPass::kLogSoftmaxBackward;
+}
 
 inline bool Aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 

@@ -182,7 +182,7 @@ constexpr int kClusterSmemMaxCtas = 16;  // past the portable 8: Hopper allows 1
 constexpr int kClusterSmemMaxThreads = 512;
 
 // A row over `ctas` CTAs of `threads` threads, each CTA's slice `slice_packs` 16-byte packs of
-// shared memory; ctas == 0: the row is too long for any.
+// shared memory.
 struct ClusterSmemPlan {
   int ctas = 0;
   int threads = 0;
@@ -193,8 +193,12 @@ struct ClusterSmemPlan {
 // measured faster than slices of 32, 48 or 96 KB), with a thread per 16 packs of its slice (64 to
 // kClusterSmemMaxThreads threads; 256 at 64 KB measured faster than 128 or 512). A row's whole
 // packs are at most cols / pack.
+constexpr int64_t kClusterSmemSliceBytes = int64_t{64} << 10;
+// What the kernel's static shared memory (its reductions' slots) may take at most of a block's.
+constexpr int64_t kClusterSmemStaticBytes = 1024;
+
 inline ClusterSmemPlan PlanClusterSmem(int64_t cols, int elem_size,
-                                       int64_t slice_bytes = int64_t{64} << 10) {
+                                       int64_t slice_bytes = kClusterSmemSliceBytes) {
   const int64_t packs = cols / PackOf(elem_size);
   const int64_t slice_packs_max = std::max<int64_t>(1, slice_bytes / 16);
   const auto threads_for = [](int64_t slice) {
@@ -213,25 +217,39 @@ inline ClusterSmemPlan PlanClusterSmem(int64_t cols, int elem_size,
   return {kClusterSmemMaxCtas, threads_for(slice), slice};
 }
 
-// By default forward rows (softmax and log_softmax) of 16- and 32-bit types past the register
-// path's longest (32768 columns): there it measured faster than the register cluster, the
-// shared-memory and the uncached kernels (docs/BENCHMARKS.md). Of the few rows the split path
-// would take, only those whose slices are at most 64 KB (several CTAs an SM), or fit
-// max_slice_bytes in clusters on at most half the SMs: where slices of 128 KB filled every SM, one
-// CTA each, the split path measured faster. Rows too long for 16 slices of the device's shared
-// memory stay on the other paths.
+// Which call a rule is for. Backward rows not on the cluster-smem path go to the uncached
+// kernel, which reads y and dy twice (softmax) or dy twice (log_softmax).
+enum class ClusterSmemPass { kForward, kSoftmaxBackward, kLogSoftmaxBackward };
+
+// By default rows (softmax and log_softmax, forward and backward) of 16- and 32-bit types past
+// the register path's longest (32768 columns): there the forward measured faster than the
+// register cluster, the shared-memory and the uncached kernels (docs/BENCHMARKS.md). Of the few
+// rows the split path would take, only those whose slices are at most 64 KB (several CTAs an SM),
+// or fit max_slice_bytes in clusters on at most half the SMs: where slices of 128 KB filled every
+// SM, one CTA each, the split path measured faster. Backward, y's and dy's slices (half as long
+// each) only while both take at most 96 KB (two CTAs an SM; 74 KB measured faster than the
+// uncached kernel, 128 KB not), and float32 log_softmax's only in clusters of up to 8: past
+// them the uncached kernel measured as fast or faster. Rows too long for 16 slices of the
+// device's shared memory stay on the other paths. max_slice_bytes: the dynamic shared memory a
+// block may have.
 constexpr int64_t kClusterSmemMinCols = 32768;
-constexpr int64_t kClusterSmemSliceBytes = int64_t{64} << 10;
+constexpr int64_t kClusterSmemBackwardMaxBytes = int64_t{96} << 10;
 inline bool TakesClusterSmem(int sm_count, int64_t rows, int64_t cols, int elem_size,
-                             int64_t max_slice_bytes) {
+                             ClusterSmemPass pass, int64_t max_slice_bytes) {
   if (elem_size == 8 || cols <= kClusterSmemMinCols) {
+    return false;
+  }
+  const int tensors = pass == ClusterSmemPass::kForward ? 1 : 2;
+  const ClusterSmemPlan plan = PlanClusterSmem(cols, elem_size, kClusterSmemSliceBytes / tensors);
+  const int64_t bytes = plan.slice_packs * 16 * tensors;
+  if (tensors == 2 &&
+      (bytes > kClusterSmemBackwardMaxBytes ||
+       (pass == ClusterSmemPass::kLogSoftmaxBackward && elem_size == 4 && plan.ctas > 8))) {
     return false;
   }
   if (!TakesSplitRows(sm_count, rows, cols, elem_size)) {
     return true;
   }
-  const ClusterSmemPlan plan = PlanClusterSmem(cols, elem_size);
-  const int64_t bytes = plan.slice_packs * 16;
   return bytes <= kClusterSmemSliceBytes ||
          (bytes <= max_slice_bytes && rows * plan.ctas * 2 <= sm_count);
 }
