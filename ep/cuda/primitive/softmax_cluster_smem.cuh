@@ -46,6 +46,58 @@ struct SlicePartial {
   S sum;
 };
 
+// Waits until at most `pending` (0-3) of this thread's cp.async groups are in flight.
+__device__ __forceinline__ void CpAsyncWaitPending(int pending) {
+  switch (pending) {
+    case 0:
+      CpAsyncWait<0>();
+      break;
+    case 1:
+      CpAsyncWait<1>();
+      break;
+    case 2:
+      CpAsyncWait<2>();
+      break;
+    default:
+      CpAsyncWait<3>();
+      break;
+  }
+}
+
+// Four groups measured about 1% faster than one (at most 3.3%) on the forward's long rows.
+constexpr int kClusterSmemLoadGroups = 4;
+
+// A CTA's slice of count packs, thread t's packs t, t + threads, ... in kLoadGroups groups of
+// consecutive steps (the same in every thread; empty groups are committed too): load(p) issues
+// each group's copies as one cp.async group, then use(p) runs over each group as soon as it has
+// landed, while the later groups are in flight. Each thread reads back only the packs it copied.
+template <int kLoadGroups, typename Load, typename Use>
+__device__ __forceinline__ void ForEachLandedPack(int count, Load load, Use use) {
+  static_assert(kLoadGroups >= 1 && kLoadGroups <= 4, "CpAsyncWaitPending waits for 0-3 groups");
+  const int tid = static_cast<int>(threadIdx.x);
+  const int threads = static_cast<int>(blockDim.x);
+  const int steps = (count + threads - 1) / threads;
+  const int per_group = (steps + kLoadGroups - 1) / kLoadGroups;
+  const auto group_end = [&](int g) {
+    return min(count, min(steps, (g + 1) * per_group) * threads);
+  };
+#pragma unroll
+  for (int g = 0; g < kLoadGroups; ++g) {
+    for (int p = tid + g * per_group * threads; p < group_end(g); p += threads) {
+      load(p);
+    }
+    CpAsyncCommit();
+  }
+#pragma unroll
+  for (int g = 0; g < kLoadGroups; ++g) {
+    CpAsyncWaitPending(kLoadGroups - 1 - g);
+#pragma unroll 4
+    for (int p = tid + g * per_group * threads; p < group_end(g); p += threads) {
+      use(p);
+    }
+  }
+}
+
 // x and y start 16-byte aligned (the launcher checks). The dynamic shared memory holds
 // slice_packs 16-byte packs (at most 227 KB, so an int indexes them). The row's edge elements
 // (before its first 16-byte boundary and after its last whole pack) are CTA 0's, one a thread
@@ -83,18 +135,11 @@ __global__ void __launch_bounds__(kClusterSmemMaxThreads)
   const int tid = static_cast<int>(threadIdx.x);
   const int threads = static_cast<int>(blockDim.x);
 
-  for (int p = tid; p < count; p += threads) {
-    CpAsync<16>(slice + p, body_x + p);
-  }
-  CpAsyncCommit();
   const C edge = layout.edge_col >= 0 ? ToCompute(row_x[layout.edge_col]) : NegativeInfinity<C>();
-  CpAsyncWait<0>();  // each thread reads back only the packs it copied
-
   PackMax<T, kPack> pack_max;
-#pragma unroll 4
-  for (int p = tid; p < count; p += threads) {
-    pack_max.Add(slice[p]);
-  }
+  ForEachLandedPack<kClusterSmemLoadGroups>(
+      count, [&](int p) { CpAsync<16>(slice + p, body_x + p); },
+      [&](int p) { pack_max.Add(slice[p]); });
   const C slice_max = BlockAllReduceAnySize(Max(C(pack_max.Value()), edge), MaxOp(), max_partials);
   // A slice of only -inf (or none) sums against 0, so that its terms are 0 rather than NaN.
   const C ref = slice_max == NegativeInfinity<C>() ? C(0) : slice_max;
@@ -198,26 +243,24 @@ __global__ void __launch_bounds__(kClusterSmemMaxThreads)
   const int tid = static_cast<int>(threadIdx.x);
   const int threads = static_cast<int>(blockDim.x);
 
-  for (int p = tid; p < count; p += threads) {
-    CpAsync<16>(y_slice + p, body_y + p);
-    CpAsync<16>(dy_slice + p, body_dy + p);
-  }
-  CpAsyncCommit();
   const bool has_edge = layout.edge_col >= 0;
   const C edge_y = has_edge ? ToCompute(y[row_start + layout.edge_col]) : C(0);
   const C edge_dy = has_edge ? ToCompute(dy[row_start + layout.edge_col]) : C(0);
-  CpAsyncWait<0>();  // each thread reads back only the packs it copied
-
   C sum = kSoftmax ? edge_y * edge_dy : edge_dy;
-#pragma unroll 4
-  for (int p = tid; p < count; p += threads) {
-    const P yv = y_slice[p];
-    const P dv = dy_slice[p];
+  ForEachLandedPack<kClusterSmemLoadGroups>(
+      count,
+      [&](int p) {
+        CpAsync<16>(y_slice + p, body_y + p);
+        CpAsync<16>(dy_slice + p, body_dy + p);
+      },
+      [&](int p) {
+        const P yv = y_slice[p];
+        const P dv = dy_slice[p];
 #pragma unroll
-    for (int i = 0; i < kPack; ++i) {
-      sum += kSoftmax ? ToCompute(yv.elem[i]) * ToCompute(dv.elem[i]) : ToCompute(dv.elem[i]);
-    }
-  }
+        for (int i = 0; i < kPack; ++i) {
+          sum += kSoftmax ? ToCompute(yv.elem[i]) * ToCompute(dv.elem[i]) : ToCompute(dv.elem[i]);
+        }
+      });
   const C slice_sum = BlockAllReduceAnySize(sum, SumOp(), sum_partials);
   if (tid == 0) {
     partial = slice_sum;
