@@ -182,12 +182,14 @@ TEST(SoftmaxPlanTest, ClusterSmemPlansCoverTheRowInTheFewestSlices) {
   // Backward: y's and dy's slices, 32 KB each in the fewest CTAs
   EXPECT_TRUE(TakesClusterSmem(kSms, kSms, 65536, 4, kSoftmaxBackward, kSmem));
   EXPECT_TRUE(TakesClusterSmem(kSms, 33, 65536, 4, kSoftmaxBackward, kSmem));  // 8 x 2 x 32 KB
-  EXPECT_FALSE(TakesClusterSmem(kSms, 5, 300001, 2, kSoftmaxBackward,
-                                kSmem));  // 16 x 2 x 37.5 KB on 80 CTAs
+  // 16 x 2 x 37.5 KB: under 96 KB, but past 64 KB on 80 CTAs (the few-rows rule)
+  EXPECT_FALSE(TakesClusterSmem(kSms, 5, 300001, 2, kSoftmaxBackward, kSmem));
   EXPECT_FALSE(TakesClusterSmem(kSms, 1, 1048579, 2, kSoftmaxBackward, kSmem));  // 16 x 2 x 128 KB
   // Many rows: slices past 96 KB in all, and float32 log_softmax past 8 CTAs, stay uncached
   EXPECT_FALSE(TakesClusterSmem(kSms, 1024, 262143, 4, kSoftmaxBackward, kSmem));  // 64 KB each
   EXPECT_TRUE(TakesClusterSmem(kSms, 1024, 151936, 4, kSoftmaxBackward, kSmem));   // 37 KB each
+  EXPECT_TRUE(TakesClusterSmem(kSms, 1024, 196608, 4, kSoftmaxBackward, kSmem));   // 48 KB each
+  EXPECT_FALSE(TakesClusterSmem(kSms, 1024, 196612, 4, kSoftmaxBackward, kSmem));  // a pack more
   EXPECT_TRUE(TakesClusterSmem(kSms, 1024, 262143, 2, kSoftmaxBackward, kSmem));   // 32 KB each
   EXPECT_TRUE(TakesClusterSmem(kSms, 1024, 262143, 2, kLogSoftmaxBackward, kSmem));
   EXPECT_TRUE(TakesClusterSmem(kSms, 1024, 131072, 4, kSoftmaxBackward, kSmem));  // 16 CTAs

@@ -218,7 +218,8 @@ inline ClusterSmemPlan PlanClusterSmem(int64_t cols, int elem_size,
 }
 
 // Which call a rule is for. Backward rows not on the cluster-smem path go to the uncached
-// kernel, which reads y and dy twice (softmax) or dy twice (log_softmax).
+// kernel (or, few rows, the split path), which reads y and dy twice (softmax) or dy twice
+// (log_softmax).
 enum class ClusterSmemPass { kForward, kSoftmaxBackward, kLogSoftmaxBackward };
 
 // By default rows (softmax and log_softmax, forward and backward) of 16- and 32-bit types past
