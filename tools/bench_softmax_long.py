@@ -1,15 +1,18 @@
 """Softmax and log_softmax over long rows (issue 28's long-row and few-row targets) with `oflite
 bench` on CUDA: each shape's time over a copy of the same bytes, the path that ran, and, given a
-second build, that build's time and path in the same job (an A/B against a baseline).
-Backward functions (softmax_grad, log_softmax_grad) move three tensors where a copy moves two:
-their "x copy" is over a copy of as many bytes as they move.
+second build or a second setting of the environment, its time and path in the same job, shape by
+shape (an A/B against a baseline). Backward functions (softmax_grad, log_softmax_grad) move three
+tensors where a copy moves two: their "x copy" is over a copy of as many bytes as they move.
 
-usage: python3 tools/bench_softmax_long.py path/to/oflite [baseline/oflite] [out.json]
-           [functions, default softmax,log_softmax]
+usage: python3 tools/bench_softmax_long.py OFLITE [--baseline OLD/oflite] [--ab-env NAME=VALUE]
+           [--out OUT.json] [--functions softmax,log_softmax]
+       (the older positional form OFLITE [BASELINE] [OUT] [FUNCTIONS] still works; "" skips one)
 
-A baseline build elsewhere finds its own library when its folder is first on LD_LIBRARY_PATH:
-this script puts it there for the baseline's runs.
+--ab-env runs each call a second time with NAME=VALUE in the environment (a switch of the same
+build) as the baseline. A baseline build elsewhere finds its own library when its folder is first
+on LD_LIBRARY_PATH: this script puts it there for the baseline's runs.
 """
+import argparse
 import json
 import os
 import subprocess
@@ -33,16 +36,21 @@ def bench(oflite, function, shape, dtype, env=None):
     return result["median_ms"], path, result["bytes"]
 
 
-def baseline_env(baseline):
-    env = dict(os.environ)
-    folder = os.path.dirname(os.path.abspath(baseline))
-    env["LD_LIBRARY_PATH"] = folder + ":" + env.get("LD_LIBRARY_PATH", "")
-    return env
+def baseline_of(oflite, baseline, ab_env):
+    """The baseline's binary and environment, or None."""
+    if baseline:
+        env = dict(os.environ)
+        folder = os.path.dirname(os.path.abspath(baseline))
+        env["LD_LIBRARY_PATH"] = folder + ":" + env.get("LD_LIBRARY_PATH", "")
+        return baseline, env
+    if ab_env:
+        name, _, value = ab_env.partition("=")
+        return oflite, dict(os.environ, **{name: value})
+    return None
 
 
 def main(oflite, baseline, out_path, functions):
     rows = []
-    env = baseline_env(baseline) if baseline else None
     for shape, dtype in MANY_ROWS + FEW_ROWS:
         copy_ms, _, copy_bytes = bench(oflite, "copy", shape, dtype)
         for function in functions:
@@ -52,7 +60,7 @@ def main(oflite, baseline, out_path, functions):
                    "ms": ms, "x_copy": ms / copy, "path": path}
             line = f"{function:16} {shape:12} {dtype:8} {ms:.4f} ms {ms / copy:.2f} x copy  {path}"
             if baseline:
-                base_ms, base_path, _ = bench(baseline, function, shape, dtype, env)
+                base_ms, base_path, _ = bench(baseline[0], function, shape, dtype, baseline[1])
                 row.update(baseline_ms=base_ms, baseline_path=base_path)
                 line += f"  | baseline {base_ms:.4f} ms {base_ms / copy:.2f} x  {base_path}"
             print(line, flush=True)
@@ -62,9 +70,27 @@ def main(oflite, baseline, out_path, functions):
             json.dump(rows, out, indent=1)
 
 
+def parse(argv):
+    parser = argparse.ArgumentParser(usage=__doc__)
+    parser.add_argument("oflite")
+    parser.add_argument("positional", nargs="*", help=argparse.SUPPRESS)
+    parser.add_argument("--baseline", default="")
+    parser.add_argument("--ab-env", default="")
+    parser.add_argument("--out", default="")
+    parser.add_argument("--functions", default="softmax,log_softmax")
+    args = parser.parse_args(argv)
+    legacy = args.positional + [""] * 3
+    args.baseline = args.baseline or legacy[0]
+    args.out = args.out or legacy[1]
+    args.functions = legacy[2] or args.functions
+    if args.baseline and args.ab_env:
+        parser.error("--baseline and --ab-env are two kinds of baseline: give one")
+    return args
+
+
 if __name__ == "__main__":
     if len(sys.argv) < 2:
         sys.exit(__doc__)
-    args = sys.argv[1:] + [""] * 3
-    main(args[0], args[1] or None, args[2] or None,
-         (args[3] or "softmax,log_softmax").split(","))
+    a = parse(sys.argv[1:])
+    main(a.oflite, baseline_of(a.oflite, a.baseline, a.ab_env), a.out or None,
+         a.functions.split(","))
