@@ -458,6 +458,34 @@ std::vector<std::pair<Shape, std::vector<double>>> SpecialValueCases() {
   return cases;
 }
 
+// The cluster-smem kernel folds x - max into exp2's FMA for 16-bit rows whose slice's or row's
+// max lies within +-64 and keeps them apart past it: rows of each kind, and rows whose slices
+// straddle the bound, against the reference.
+TEST_F(CudaSoftmaxTest, ClusterSmemRowsOfSmallAndLargeMaxima) {
+  if (!GpuHasClusters()) {
+    GTEST_SKIP() << "the GPU has no thread-block clusters";
+  }
+  const Shape shape = {3, 40003};
+  const size_t n = static_cast<size_t>(shape.elem_cnt());
+  const std::pair<double, double> ranges[] = {
+      {-8, 0}, {56, 64}, {60, 68}, {900, 1000}, {-1000, -900}};
+  ep::ScopedSoftmaxImpl forced(SoftmaxImpl::kClusterSmem);
+  for (const auto& [lo, hi] : ranges) {
+    for (DataType dtype : {DataType::kFloat16, DataType::kBFloat16}) {
+      for (bool log : {false, true}) {
+        const std::vector<double> x = RoundTo(RandomValues(n, 17, lo, hi), dtype);
+        const RunResult r = RunOnCuda({MakeTensor(x, shape, dtype)}, log, false, 1);
+        const std::string context = std::string(log ? "log_softmax " : "softmax ") +
+                                    DataTypeName(dtype) + " in [" + std::to_string(lo) + ", " +
+                                    std::to_string(hi) + "] " + r.launch;
+        ExpectAllClose(r.values, ReferenceSoftmax(x, shape, 1, log), SoftmaxTolerance(dtype),
+                       context, SmallestNormal(dtype), SoftmaxScale(x, shape, 1, log));
+        EXPECT_NE(r.launch.find("[cluster-smem "), std::string::npos) << context;
+      }
+    }
+  }
+}
+
 TEST_F(CudaSoftmaxTest, SpecialValuesAgreeWithTheCpu) {
   for (const auto& [shape, row_values] : SpecialValueCases()) {
     for (SoftmaxImpl impl :
