@@ -187,6 +187,8 @@ struct ClusterSmemPlan {
   int ctas = 0;
   int threads = 0;
   int64_t slice_packs = 0;
+  // The dynamic shared memory of a CTA holding a slice of each of `tensors` tensors.
+  int64_t SmemBytes(int tensors) const { return slice_packs * 16 * tensors; }
 };
 
 // The fewest CTAs whose slices hold at most slice_bytes each (64 KB: three CTAs an SM, which
@@ -217,6 +219,12 @@ inline ClusterSmemPlan PlanClusterSmem(int64_t cols, int elem_size,
   return {kClusterSmemMaxCtas, threads_for(slice), slice};
 }
 
+// The plan of rows of `tensors` tensors (1 forward; 2 backward, y and dy), each CTA's slices
+// together at most kClusterSmemSliceBytes where 16 CTAs allow.
+inline ClusterSmemPlan PlanClusterSmemOf(int64_t cols, int elem_size, int tensors) {
+  return PlanClusterSmem(cols, elem_size, kClusterSmemSliceBytes / tensors);
+}
+
 // Which call a rule is for. Backward rows not on the cluster-smem path go to the uncached
 // kernel (or, few rows, the split path), which reads y and dy twice (softmax) or dy twice
 // (log_softmax).
@@ -241,8 +249,8 @@ inline bool TakesClusterSmem(int sm_count, int64_t rows, int64_t cols, int elem_
     return false;
   }
   const int tensors = pass == ClusterSmemPass::kForward ? 1 : 2;
-  const ClusterSmemPlan plan = PlanClusterSmem(cols, elem_size, kClusterSmemSliceBytes / tensors);
-  const int64_t bytes = plan.slice_packs * 16 * tensors;
+  const ClusterSmemPlan plan = PlanClusterSmemOf(cols, elem_size, tensors);
+  const int64_t bytes = plan.SmemBytes(tensors);
   if (tensors == 2 &&
       (bytes > kClusterSmemBackwardMaxBytes ||
        (pass == ClusterSmemPass::kLogSoftmaxBackward && elem_size == 4 && plan.ctas > 8))) {
