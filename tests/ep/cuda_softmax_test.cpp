@@ -848,6 +848,53 @@ TEST_F(CudaSoftmaxTest, LargeSplitAndClusterRowsBeyondTwoToThe31Elements) {
   }
 }
 
+// softmax_grad over more than 2^31 elements on the cluster-smem path (rows of 65536 float16 in
+// clusters of 4 CTAs, y's and dy's slices in shared memory): 64-bit offsets of y, dy and dx.
+// y holds small positive values as a softmax's would; rows first, middle and last (past 2^31)
+// are compared with the reference. Large (4.3 GB a tensor, three of them): runs only with
+// OFLITE_LARGE_TESTS=1.
+TEST_F(CudaSoftmaxTest, LargeClusterSmemBackwardBeyondTwoToThe31Elements) {
+  if (std::getenv("OFLITE_LARGE_TESTS") == nullptr) {
+    GTEST_SKIP() << "set OFLITE_LARGE_TESTS=1";
+  }
+  if (!GpuHasClusters()) {
+    GTEST_SKIP() << "the GPU has no thread-block clusters";
+  }
+  const int64_t rows = 32769, cols = 65536;
+  const Shape shape = {rows, cols};
+  const size_t n = static_cast<size_t>(rows * cols);
+  std::vector<float16> y_host(n);
+  for (size_t i = 0; i < n; ++i) {
+    y_host[i] = float16(static_cast<float>(Mix(i + 7) % 1024 + 64) / 1048576.0f);  // normal
+  }
+  const std::vector<float16> dy_host = MixedHalfValues(n);
+  const auto on_gpu = [&](const std::vector<float16>& host) {
+    return Unwrap(
+        Tensor::FromHost(host.data(), host.size() * 2, shape, DataType::kFloat16, Device::Cuda(0)));
+  };
+  DispatchTrace trace;
+  const Tensor dx = Unwrap(functional::SoftmaxGrad(on_gpu(y_host), on_gpu(dy_host), 1));
+  ASSERT_EQ(trace.records().size(), 1u);
+  EXPECT_NE(trace.records()[0].primitives[0].find("[cluster-smem "), std::string::npos)
+      << trace.records()[0].primitives[0];
+  std::vector<float16> out(n);
+  ASSERT_TRUE(dx.CopyToHost(out.data(), out.size() * 2).ok());
+  for (int64_t row : {int64_t{0}, rows / 2, rows - 1}) {
+    std::vector<double> yr, dyr, got;
+    for (int64_t c = 0; c < cols; ++c) {
+      const size_t i = static_cast<size_t>(row * cols + c);
+      yr.push_back(y_host[i]);
+      dyr.push_back(dy_host[i]);
+      got.push_back(out[i]);
+    }
+    const Shape one_row = {1, cols};
+    ExpectAllClose(got, ReferenceSoftmaxGrad(yr, dyr, one_row, 1, false),
+                   SoftmaxTolerance(DataType::kFloat16),
+                   "large backward row " + std::to_string(row), SmallestNormal(DataType::kFloat16),
+                   SoftmaxGradScale(yr, dyr, one_row, 1, false));
+  }
+}
+
 #ifdef OFLITE_WITH_CUDA
 // Rows of the register path that keeps half of each thread's values in shared memory (float32
 // rows of 24576 columns, float16 of 32768), with more rows than the grid has blocks (the grid
