@@ -459,28 +459,49 @@ std::vector<std::pair<Shape, std::vector<double>>> SpecialValueCases() {
 }
 
 // The cluster-smem kernel folds x - max into exp2's FMA for 16-bit rows whose slice's or row's
-// max lies within +-64 and keeps them apart past it: rows of each kind, and rows whose slices
-// straddle the bound, against the reference.
+// max lies within +-64 and keeps them apart past it: rows of each kind, and rows whose two
+// slices fall on both sides of the bound, against the reference. (OFLITE_CSMEM_FOLD=0 turns
+// folding off for the whole process.)
 TEST_F(CudaSoftmaxTest, ClusterSmemRowsOfSmallAndLargeMaxima) {
   if (!GpuHasClusters()) {
     GTEST_SKIP() << "the GPU has no thread-block clusters";
   }
   const Shape shape = {3, 40003};
+  const int64_t cols = shape[1];
   const size_t n = static_cast<size_t>(shape.elem_cnt());
-  const std::pair<double, double> ranges[] = {
-      {-8, 0}, {56, 64}, {60, 68}, {900, 1000}, {-1000, -900}};
+  // Rows of 40003 16-bit values take 2 CTAs of 2500 packs. CTA 0 holds the packs from the row's
+  // first 16-byte boundary (`head` columns in) and the edge elements before and after them.
+  const auto in_first_slice = [&](int64_t row, int64_t col) {
+    const int64_t head = (8 - row * cols % 8) % 8;
+    const int64_t packs = (cols - head) / 8;
+    return col < head + std::min<int64_t>(packs, 2500) * 8 || col >= head + packs * 8;
+  };
+  struct Case {
+    double first_lo, first_hi, rest_lo, rest_hi;
+  };
+  const Case cases[] = {{-8, 0, -8, 0},   {56, 64, 56, 64},       {56, 64, 62, 66},
+                        {62, 66, 56, 64}, {900, 1000, 900, 1000}, {-1000, -900, -1000, -900}};
   ep::ScopedSoftmaxImpl forced(SoftmaxImpl::kClusterSmem);
-  for (const auto& [lo, hi] : ranges) {
+  for (const Case& c : cases) {
+    const std::vector<double> first = RandomValues(n, 17, c.first_lo, c.first_hi);
+    const std::vector<double> rest = RandomValues(n, 18, c.rest_lo, c.rest_hi);
+    std::vector<double> values(n);
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t row = static_cast<int64_t>(i) / cols, col = static_cast<int64_t>(i) % cols;
+      values[i] = in_first_slice(row, col) ? first[i] : rest[i];
+    }
     for (DataType dtype : {DataType::kFloat16, DataType::kBFloat16}) {
       for (bool log : {false, true}) {
-        const std::vector<double> x = RoundTo(RandomValues(n, 17, lo, hi), dtype);
+        const std::vector<double> x = RoundTo(values, dtype);
         const RunResult r = RunOnCuda({MakeTensor(x, shape, dtype)}, log, false, 1);
-        const std::string context = std::string(log ? "log_softmax " : "softmax ") +
-                                    DataTypeName(dtype) + " in [" + std::to_string(lo) + ", " +
-                                    std::to_string(hi) + "] " + r.launch;
+        const std::string context =
+            std::string(log ? "log_softmax " : "softmax ") + DataTypeName(dtype) + " in [" +
+            std::to_string(c.first_lo) + ", " + std::to_string(c.first_hi) + "] then [" +
+            std::to_string(c.rest_lo) + ", " + std::to_string(c.rest_hi) + "] " + r.launch;
         ExpectAllClose(r.values, ReferenceSoftmax(x, shape, 1, log), SoftmaxTolerance(dtype),
                        context, SmallestNormal(dtype), SoftmaxScale(x, shape, 1, log));
-        EXPECT_NE(r.launch.find("[cluster-smem "), std::string::npos) << context;
+        EXPECT_NE(r.launch.find("[cluster-smem pack=8 block=160 ctas=2]"), std::string::npos)
+            << context;
       }
     }
   }
@@ -850,7 +871,7 @@ TEST_F(CudaSoftmaxTest, LargeSplitAndClusterRowsBeyondTwoToThe31Elements) {
 
 // softmax_grad over more than 2^31 elements on the cluster-smem path (rows of 65536 float16 in
 // clusters of 4 CTAs, y's and dy's slices in shared memory): 64-bit offsets of y, dy and dx.
-// y holds small positive values as a softmax's would; rows first, middle and last (past 2^31)
+// y holds small positive values (a row sums to about 37); rows first, middle and last (past 2^31)
 // are compared with the reference. Large (4.3 GB a tensor, three of them): runs only with
 // OFLITE_LARGE_TESTS=1.
 TEST_F(CudaSoftmaxTest, LargeClusterSmemBackwardBeyondTwoToThe31Elements) {
