@@ -397,14 +397,11 @@ cudaError_t TryClusterSmemPath(const CudaDeviceProperties& props, cudaStream_t s
     return cudaSuccess;
   }
   const void* kernel = ClusterSmemKernel<T, kAlgorithm>(dy != nullptr);
-  bool fits = false;
-  if (PrepareClusterSmemKernel(props, kernel) != cudaSuccess ||
-      ClusterFits(props, kernel, plan.ctas, plan.threads, static_cast<size_t>(smem), &fits) !=
-          cudaSuccess) {
+  if (PrepareClusterSmemKernel(props, kernel) != cudaSuccess) {
     cudaGetLastError();  // the device cannot take it: the other paths take the row
     return cudaSuccess;
   }
-  if (!fits) {
+  if (!ClusterFits(props, kernel, plan.ctas, plan.threads, static_cast<size_t>(smem))) {
     return cudaSuccess;
   }
   *launched = true;
