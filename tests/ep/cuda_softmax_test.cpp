@@ -379,7 +379,9 @@ TEST_F(CudaSoftmaxTest, LongAndFewRowsThroughTheDispatch) {
       {DataType::kBFloat16, {sms, 40001}, cs, cs, "smem", "smem"},
       {DataType::kBFloat16, {sms, 65536}, cs, cs, "smem", "uncached"},
       {DataType::kFloat32, {sms / 4 + 1, 65536}, cs, cs, "uncached", "uncached"},
-      {DataType::kFloat16, {sms, 100003}, cs, cs, "smem", "uncached"}};
+      {DataType::kFloat16, {sms, 100003}, cs, cs, "smem", "uncached"},
+      // 4 MB rows, past any cluster's 16 slices: split up to as many rows as SMs
+      {DataType::kFloat32, {sms / 4 + 1, 1 << 20}, "split", "split", "split", "split"}};
   for (const Case& c : cases) {
     const bool clusters = GpuHasClusters();
     for (bool log : {false, true}) {

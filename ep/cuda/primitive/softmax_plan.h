@@ -111,13 +111,20 @@ constexpr int kSplitBlockThreads = 512;
 constexpr int64_t kSplitMinCols = 8192;
 constexpr int64_t kSplitMinBytes = int64_t{2} << 20;
 
+// Rows longer than 16 slices of Hopper's shared memory (228 KB an SM), which no cluster holds.
+constexpr int64_t kSplitLongRowBytes = int64_t{16} * (228 << 10);
+
 // At most a quarter as many rows as SMs, long enough and in a tensor large enough to fill the GPU
 // when split. From a quarter on a block a row measured faster (64 rows of 262144 float16
 // columns: the uncached kernel 0.050 ms, split 0.063): the split grid reads every chunk before
-// any block writes, where blocks a row overlap one row's reads with another's writes. float64
-// stays on its one kernel (see Launch).
+// any block writes, where blocks a row overlap one row's reads with another's writes. Rows past
+// kSplitLongRowBytes split up to as many as SMs: a block a row there leaves SMs idle for the
+// whole call ((34, 1048576) float32 took 3.67 x a copy on the uncached kernel). float64 stays
+// on its one kernel (see Launch).
 inline bool TakesSplitRows(int sm_count, int64_t rows, int64_t cols, int elem_size) {
-  return elem_size != 8 && rows * 4 <= sm_count && cols >= kSplitMinCols &&
+  const bool few =
+      rows * 4 <= sm_count || (rows < sm_count && cols * elem_size > kSplitLongRowBytes);
+  return elem_size != 8 && few && cols >= kSplitMinCols &&
          rows * cols * elem_size >= kSplitMinBytes;
 }
 
