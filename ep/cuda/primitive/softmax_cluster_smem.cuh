@@ -13,10 +13,8 @@
 #include <cooperative_groups.h>
 
 #include <cstdint>
-#include <cstdlib>
 #include <map>
 #include <mutex>
-#include <string>
 
 #include "ep/cuda/cp_async.cuh"
 #include "ep/cuda/primitive/softmax_block_register.cuh"
@@ -70,66 +68,34 @@ __device__ __forceinline__ void CpAsyncWaitPending(int pending) {
 constexpr int kClusterSmemLoadGroups = 4;
 
 // A CTA's slice of count packs, thread t's packs t, t + threads, ... in kLoadGroups groups of
-// consecutive steps (the same in every thread; empty groups are committed too): Issue(load)
-// calls load(p) for each group's packs, one cp.async group each; ForEachLanded(use) runs use(p)
-// over each group as soon as it has landed, while the later groups are in flight. Each thread
-// reads back only the packs it copied. Work between the two overlaps all of the loads.
-template <int kLoadGroups>
-class LandedPacks {
- public:
+// consecutive steps (the same in every thread; empty groups are committed too): load(p) issues
+// each group's copies as one cp.async group, then use(p) runs over each group as soon as it has
+// landed, while the later groups are in flight. Each thread reads back only the packs it copied.
+template <int kLoadGroups, typename Load, typename Use>
+__device__ __forceinline__ void ForEachLandedPack(int count, Load load, Use use) {
   static_assert(kLoadGroups >= 1 && kLoadGroups <= 4, "CpAsyncWaitPending waits for 0-3 groups");
-  __device__ __forceinline__ explicit LandedPacks(int count)
-      : count_(count),
-        tid_(static_cast<int>(threadIdx.x)),
-        threads_(static_cast<int>(blockDim.x)),
-        steps_((count + threads_ - 1) / threads_),
-        per_group_((steps_ + kLoadGroups - 1) / kLoadGroups) {}
-
-  template <typename Load>
-  __device__ __forceinline__ void Issue(Load load) const {
+  const int tid = static_cast<int>(threadIdx.x);
+  const int threads = static_cast<int>(blockDim.x);
+  const int steps = (count + threads - 1) / threads;
+  const int per_group = (steps + kLoadGroups - 1) / kLoadGroups;
+  const auto group_end = [&](int g) {
+    return min(count, min(steps, (g + 1) * per_group) * threads);
+  };
 #pragma unroll
-    for (int g = 0; g < kLoadGroups; ++g) {
-      for (int p = Begin(g); p < End(g); p += threads_) {
-        load(p);
-      }
-      CpAsyncCommit();
+  for (int g = 0; g < kLoadGroups; ++g) {
+    for (int p = tid + g * per_group * threads; p < group_end(g); p += threads) {
+      load(p);
     }
+    CpAsyncCommit();
   }
-
-  template <typename Use>
-  __device__ __forceinline__ void ForEachLanded(Use use) const {
 #pragma unroll
-    for (int g = 0; g < kLoadGroups; ++g) {
-      CpAsyncWaitPending(kLoadGroups - 1 - g);
+  for (int g = 0; g < kLoadGroups; ++g) {
+    CpAsyncWaitPending(kLoadGroups - 1 - g);
 #pragma unroll 4
-      for (int p = Begin(g); p < End(g); p += threads_) {
-        use(p);
-      }
+    for (int p = tid + g * per_group * threads; p < group_end(g); p += threads) {
+      use(p);
     }
   }
-
- private:
-  __device__ __forceinline__ int Begin(int g) const { return tid_ + g * per_group_ * threads_; }
-  __device__ __forceinline__ int End(int g) const {
-    return min(count_, min(steps_, (g + 1) * per_group_) * threads_);
-  }
-
-  int count_, tid_, threads_, steps_, per_group_;
-};
-
-// The sum of exp_of(x) over a CTA's slice, each thread over its own packs.
-template <typename T, typename P, typename ExpOf>
-__device__ __forceinline__ float SliceExpSum(const P* slice, int count, ExpOf exp_of) {
-  float sum = 0;
-#pragma unroll 4
-  for (int p = static_cast<int>(threadIdx.x); p < count; p += static_cast<int>(blockDim.x)) {
-    const P v = slice[p];
-#pragma unroll
-    for (int i = 0; i < kBlockPack<T>; ++i) {
-      sum += exp_of(ToCompute(v.elem[i]));
-    }
-  }
-  return sum;
 }
 
 // x and y start 16-byte aligned (the launcher checks). The dynamic shared memory holds
@@ -139,7 +105,7 @@ __device__ __forceinline__ float SliceExpSum(const P* slice, int count, ExpOf ex
 template <typename T, typename C, SoftmaxAlgorithm kAlgorithm>
 __global__ void __launch_bounds__(kClusterSmemMaxThreads)
     ClusterSmemSoftmaxKernel(const T* __restrict__ x, T* __restrict__ y, int64_t cols,
-                             int64_t slice_packs, bool fold) {
+                             int64_t slice_packs) {
   namespace cg = cooperative_groups;
   constexpr int kPack = kBlockPack<T>;
   constexpr bool kSoftmax = kAlgorithm == SoftmaxAlgorithm::kSoftmax;
@@ -169,39 +135,29 @@ __global__ void __launch_bounds__(kClusterSmemMaxThreads)
   const int tid = static_cast<int>(threadIdx.x);
   const int threads = static_cast<int>(blockDim.x);
 
-  const LandedPacks<kClusterSmemLoadGroups> landed(count);
-  landed.Issue([&](int p) { CpAsync<16>(slice + p, body_x + p); });
   const C edge = layout.edge_col >= 0 ? ToCompute(row_x[layout.edge_col]) : NegativeInfinity<C>();
   PackMax<T, kPack> pack_max;
-  landed.ForEachLanded([&](int p) { pack_max.Add(slice[p]); });
+  ForEachLandedPack<kClusterSmemLoadGroups>(
+      count, [&](int p) { CpAsync<16>(slice + p, body_x + p); },
+      [&](int p) { pack_max.Add(slice[p]); });
   const C slice_max = BlockAllReduceAnySize(Max(C(pack_max.Value()), edge), MaxOp(), max_partials);
   // A slice of only -inf (or none) sums against 0, so that its terms are 0 rather than NaN.
   const C ref = slice_max == NegativeInfinity<C>() ? C(0) : slice_max;
   S sum = 0;
-  if constexpr (sizeof(T) == 2) {
-    // One branch a slice, so that each loop holds one form of exp.
-    if (fold && fabsf(ref) <= kFoldedExpMaxRef) {
-      const C shift = ExpShift<kAlgorithm>(ref);
-      sum = SliceExpSum<T>(slice, count, [&](C v) { return FoldedExp(v, shift); });
-    } else {
-      sum = SliceExpSum<T>(slice, count, [&](C v) { return ExpFor<T, kAlgorithm>(v - ref); });
-    }
-  } else {
 #pragma unroll 4
-    for (int p = tid; p < count; p += threads) {
-      P v = slice[p];
+  for (int p = tid; p < count; p += threads) {
+    P v = slice[p];
 #pragma unroll
-      for (int i = 0; i < kPack; ++i) {
-        const C d = ToCompute(v.elem[i]) - ref;
-        if constexpr (kHoldExp) {
-          v.elem[i] = HoldAndSum<T, kAlgorithm>(d, &sum);
-        } else {
-          sum += ExpFor<T, kAlgorithm>(d);
-        }
-      }
+    for (int i = 0; i < kPack; ++i) {
+      const C d = ToCompute(v.elem[i]) - ref;
       if constexpr (kHoldExp) {
-        slice[p] = v;
+        v.elem[i] = HoldAndSum<T, kAlgorithm>(d, &sum);
+      } else {
+        sum += ExpFor<T, kAlgorithm>(d);
       }
+    }
+    if constexpr (kHoldExp) {
+      slice[p] = v;
     }
   }
   sum += ExpFor<T, kAlgorithm>(edge - ref);  // exp(-inf) = 0 for threads without an edge
@@ -230,33 +186,20 @@ __global__ void __launch_bounds__(kClusterSmemMaxThreads)
   const C held_scale =
       (slice_max == NegativeInfinity<C>() ? C(0) : Exp(slice_max - row_max)) * scale;
 
-  // The outputs from the slice, each value's through out_of.
-  const auto write_slice = [&](auto out_of) {
 #pragma unroll 4
-    for (int p = tid; p < count; p += threads) {
-      const P v = slice[p];
-      C out[kPack];
+  for (int p = tid; p < count; p += threads) {
+    const P v = slice[p];
+    C out[kPack];
 #pragma unroll
-      for (int i = 0; i < kPack; ++i) {
-        out[i] = out_of(ToCompute(v.elem[i]));
+    for (int i = 0; i < kPack; ++i) {
+      if constexpr (kHoldExp) {
+        out[i] = ToCompute(v.elem[i]) * held_scale;
+      } else {
+        const C d = ToCompute(v.elem[i]) - row_max;
+        out[i] = kSoftmax ? ExpFor<T, kAlgorithm>(d) * scale : d - scale;
       }
-      StorePack<kPack>(out, body_y[p].elem);
     }
-  };
-  if constexpr (kHoldExp) {
-    write_slice([&](C held) { return held * held_scale; });
-  } else if constexpr (kSoftmax && sizeof(T) == 2) {
-    if (fold && fabsf(row_max) <= kFoldedExpMaxRef) {
-      const C shift = ExpShift<kAlgorithm>(row_max);
-      write_slice([&](C v) { return FoldedExp(v, shift) * scale; });
-    } else {
-      write_slice([&](C v) { return ExpFor<T, kAlgorithm>(v - row_max) * scale; });
-    }
-  } else {
-    write_slice([&](C v) {
-      const C d = v - row_max;
-      return kSoftmax ? ExpFor<T, kAlgorithm>(d) * scale : d - scale;
-    });
+    StorePack<kPack>(out, body_y[p].elem);
   }
   if (layout.edge_col >= 0) {
     const C d = edge - row_max;
@@ -300,23 +243,24 @@ __global__ void __launch_bounds__(kClusterSmemMaxThreads)
   const int tid = static_cast<int>(threadIdx.x);
   const int threads = static_cast<int>(blockDim.x);
 
-  const LandedPacks<kClusterSmemLoadGroups> landed(count);
-  landed.Issue([&](int p) {
-    CpAsync<16>(y_slice + p, body_y + p);
-    CpAsync<16>(dy_slice + p, body_dy + p);
-  });
   const bool has_edge = layout.edge_col >= 0;
   const C edge_y = has_edge ? ToCompute(y[row_start + layout.edge_col]) : C(0);
   const C edge_dy = has_edge ? ToCompute(dy[row_start + layout.edge_col]) : C(0);
   C sum = kSoftmax ? edge_y * edge_dy : edge_dy;
-  landed.ForEachLanded([&](int p) {
-    const P yv = y_slice[p];
-    const P dv = dy_slice[p];
+  ForEachLandedPack<kClusterSmemLoadGroups>(
+      count,
+      [&](int p) {
+        CpAsync<16>(y_slice + p, body_y + p);
+        CpAsync<16>(dy_slice + p, body_dy + p);
+      },
+      [&](int p) {
+        const P yv = y_slice[p];
+        const P dv = dy_slice[p];
 #pragma unroll
-    for (int i = 0; i < kPack; ++i) {
-      sum += kSoftmax ? ToCompute(yv.elem[i]) * ToCompute(dv.elem[i]) : ToCompute(dv.elem[i]);
-    }
-  });
+        for (int i = 0; i < kPack; ++i) {
+          sum += kSoftmax ? ToCompute(yv.elem[i]) * ToCompute(dv.elem[i]) : ToCompute(dv.elem[i]);
+        }
+      });
   const C slice_sum = BlockAllReduceAnySize(sum, SumOp(), sum_partials);
   if (tid == 0) {
     partial = slice_sum;
@@ -414,11 +358,8 @@ cudaError_t TryClusterSmemPath(const CudaDeviceProperties& props, cudaStream_t s
                                    static_cast<size_t>(smem), stream);
   using C = CudaComputeType<T>;
   if (dy == nullptr) {
-    // An experiment's switch: OFLITE_CSMEM_FOLD=0 keeps x - ref apart from exp2's FMA.
-    static const bool fold = std::getenv("OFLITE_CSMEM_FOLD") == nullptr ||
-                             std::string(std::getenv("OFLITE_CSMEM_FOLD")) != "0";
     return cudaLaunchKernelEx(&launch.config, ClusterSmemSoftmaxKernel<T, C, kAlgorithm>, a, out,
-                              cols, plan.slice_packs, fold);
+                              cols, plan.slice_packs);
   }
   return cudaLaunchKernelEx(&launch.config, ClusterSmemSoftmaxBackwardKernel<T, C, kAlgorithm>, a,
                             dy, out, cols, plan.slice_packs);

@@ -103,20 +103,6 @@ __device__ __forceinline__ float ExpFor(float d) {
     return Exp2Ftz(d * kLog2E);
   }
 }
-
-// ExpFor<T, kAlgorithm>(x - ref) of 16-bit rows with the subtraction folded into exp2's FMA,
-// FoldedExp(x, ExpShift<kAlgorithm>(ref)): one instruction less a value where 16-bit rows are
-// bound by instruction issue. Only for |ref| <= kFoldedExpMaxRef, which callers check once for a
-// row or slice: the shift (at most 156.4) then rounds by at most 2^-17, the size of the rounding
-// of x - ref it replaces; for larger |ref| it would round by more than 16-bit precision allows.
-constexpr float kFoldedExpMaxRef = 64;
-template <SoftmaxAlgorithm kAlgorithm>
-__device__ __forceinline__ float ExpShift(float ref) {
-  return kAlgorithm == SoftmaxAlgorithm::kSoftmax ? fmaf(-ref, kLog2E, kExpBias) : -ref * kLog2E;
-}
-__device__ __forceinline__ float FoldedExp(float x, float shift) {
-  return Exp2Ftz(fmaf(x, kLog2E, shift));
-}
 template <typename T, SoftmaxAlgorithm kAlgorithm>
 __device__ __forceinline__ double ExpFor(double d) {
   return Exp(d);
