@@ -460,10 +460,8 @@ std::vector<std::pair<Shape, std::vector<double>>> SpecialValueCases() {
   return cases;
 }
 
-// The cluster-smem kernel folds x - max into exp2's FMA for 16-bit rows whose slice's or row's
-// max lies within +-64 and keeps them apart past it: rows of each kind, and rows whose two
-// slices fall on both sides of the bound, against the reference. (OFLITE_CSMEM_FOLD=0 turns
-// folding off for the whole process.)
+// 16-bit cluster-smem rows far from 0 and rows whose two slices' maxima differ (each slice sums
+// against its own max, rescaled to the row's at the cluster barrier), against the reference.
 TEST_F(CudaSoftmaxTest, ClusterSmemRowsOfSmallAndLargeMaxima) {
   if (!GpuHasClusters()) {
     GTEST_SKIP() << "the GPU has no thread-block clusters";
