@@ -379,7 +379,9 @@ TEST_F(CudaSoftmaxTest, LongAndFewRowsThroughTheDispatch) {
       {DataType::kBFloat16, {sms, 40001}, cs, cs, "smem", "smem"},
       {DataType::kBFloat16, {sms, 65536}, cs, cs, "smem", "uncached"},
       {DataType::kFloat32, {sms / 4 + 1, 65536}, cs, cs, "uncached", "uncached"},
-      {DataType::kFloat16, {sms, 100003}, cs, cs, "smem", "uncached"}};
+      {DataType::kFloat16, {sms, 100003}, cs, cs, "smem", "uncached"},
+      // 4 MB rows, past any cluster's 16 slices: split up to as many rows as SMs
+      {DataType::kFloat32, {sms / 4 + 1, 1 << 20}, "split", "split", "split", "split"}};
   for (const Case& c : cases) {
     const bool clusters = GpuHasClusters();
     for (bool log : {false, true}) {
@@ -456,6 +458,53 @@ std::vector<std::pair<Shape, std::vector<double>>> SpecialValueCases() {
     cases.push_back({Shape{slices ? 5 : 4, cols}, wide});
   }
   return cases;
+}
+
+// 16-bit cluster-smem rows far from 0 and rows whose two slices' maxima differ (each slice sums
+// against its own max, rescaled to the row's at the cluster barrier), against the reference.
+TEST_F(CudaSoftmaxTest, ClusterSmemRowsOfSmallAndLargeMaxima) {
+  if (!GpuHasClusters()) {
+    GTEST_SKIP() << "the GPU has no thread-block clusters";
+  }
+  const Shape shape = {3, 40003};
+  const int64_t cols = shape[1];
+  const size_t n = static_cast<size_t>(shape.elem_cnt());
+  // Rows of 40003 16-bit values take 2 CTAs of 2500 packs. CTA 0 holds the packs from the row's
+  // first 16-byte boundary (`head` columns in) and the edge elements before and after them.
+  const auto in_first_slice = [&](int64_t row, int64_t col) {
+    const int64_t head = (8 - row * cols % 8) % 8;
+    const int64_t packs = (cols - head) / 8;
+    return col < head + std::min<int64_t>(packs, 2500) * 8 || col >= head + packs * 8;
+  };
+  struct Case {
+    double first_lo, first_hi, rest_lo, rest_hi;
+  };
+  const Case cases[] = {{-8, 0, -8, 0},   {56, 64, 56, 64},       {56, 64, 62, 66},
+                        {62, 66, 56, 64}, {900, 1000, 900, 1000}, {-1000, -900, -1000, -900}};
+  ep::ScopedSoftmaxImpl forced(SoftmaxImpl::kClusterSmem);
+  for (const Case& c : cases) {
+    const std::vector<double> first = RandomValues(n, 17, c.first_lo, c.first_hi);
+    const std::vector<double> rest = RandomValues(n, 18, c.rest_lo, c.rest_hi);
+    std::vector<double> values(n);
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t row = static_cast<int64_t>(i) / cols, col = static_cast<int64_t>(i) % cols;
+      values[i] = in_first_slice(row, col) ? first[i] : rest[i];
+    }
+    for (DataType dtype : {DataType::kFloat16, DataType::kBFloat16}) {
+      for (bool log : {false, true}) {
+        const std::vector<double> x = RoundTo(values, dtype);
+        const RunResult r = RunOnCuda({MakeTensor(x, shape, dtype)}, log, false, 1);
+        const std::string context =
+            std::string(log ? "log_softmax " : "softmax ") + DataTypeName(dtype) + " in [" +
+            std::to_string(c.first_lo) + ", " + std::to_string(c.first_hi) + "] then [" +
+            std::to_string(c.rest_lo) + ", " + std::to_string(c.rest_hi) + "] " + r.launch;
+        ExpectAllClose(r.values, ReferenceSoftmax(x, shape, 1, log), SoftmaxTolerance(dtype),
+                       context, SmallestNormal(dtype), SoftmaxScale(x, shape, 1, log));
+        EXPECT_NE(r.launch.find("[cluster-smem pack=8 block=160 ctas=2]"), std::string::npos)
+            << context;
+      }
+    }
+  }
 }
 
 TEST_F(CudaSoftmaxTest, SpecialValuesAgreeWithTheCpu) {
@@ -817,6 +866,53 @@ TEST_F(CudaSoftmaxTest, LargeSplitAndClusterRowsBeyondTwoToThe31Elements) {
       ExpectAllClose(got, want, 1e-3, c.path + "row " + std::to_string(row),
                      SmallestNormal(DataType::kFloat16));
     }
+  }
+}
+
+// softmax_grad over more than 2^31 elements on the cluster-smem path (rows of 65536 float16 in
+// clusters of 4 CTAs, y's and dy's slices in shared memory): 64-bit offsets of y, dy and dx.
+// y holds small positive values (a row sums to about 37); rows first, middle and last (past 2^31)
+// are compared with the reference. Large (4.3 GB a tensor, three of them): runs only with
+// OFLITE_LARGE_TESTS=1.
+TEST_F(CudaSoftmaxTest, LargeClusterSmemBackwardBeyondTwoToThe31Elements) {
+  if (std::getenv("OFLITE_LARGE_TESTS") == nullptr) {
+    GTEST_SKIP() << "set OFLITE_LARGE_TESTS=1";
+  }
+  if (!GpuHasClusters()) {
+    GTEST_SKIP() << "the GPU has no thread-block clusters";
+  }
+  const int64_t rows = 32769, cols = 65536;
+  const Shape shape = {rows, cols};
+  const size_t n = static_cast<size_t>(rows * cols);
+  std::vector<float16> y_host(n);
+  for (size_t i = 0; i < n; ++i) {
+    y_host[i] = float16(static_cast<float>(Mix(i + 7) % 1024 + 64) / 1048576.0f);  // normal
+  }
+  const std::vector<float16> dy_host = MixedHalfValues(n);
+  const auto on_gpu = [&](const std::vector<float16>& host) {
+    return Unwrap(
+        Tensor::FromHost(host.data(), host.size() * 2, shape, DataType::kFloat16, Device::Cuda(0)));
+  };
+  DispatchTrace trace;
+  const Tensor dx = Unwrap(functional::SoftmaxGrad(on_gpu(y_host), on_gpu(dy_host), 1));
+  ASSERT_EQ(trace.records().size(), 1u);
+  EXPECT_NE(trace.records()[0].primitives[0].find("[cluster-smem "), std::string::npos)
+      << trace.records()[0].primitives[0];
+  std::vector<float16> out(n);
+  ASSERT_TRUE(dx.CopyToHost(out.data(), out.size() * 2).ok());
+  for (int64_t row : {int64_t{0}, rows / 2, rows - 1}) {
+    std::vector<double> yr, dyr, got;
+    for (int64_t c = 0; c < cols; ++c) {
+      const size_t i = static_cast<size_t>(row * cols + c);
+      yr.push_back(y_host[i]);
+      dyr.push_back(dy_host[i]);
+      got.push_back(out[i]);
+    }
+    const Shape one_row = {1, cols};
+    ExpectAllClose(got, ReferenceSoftmaxGrad(yr, dyr, one_row, 1, false),
+                   SoftmaxTolerance(DataType::kFloat16),
+                   "large backward row " + std::to_string(row), SmallestNormal(DataType::kFloat16),
+                   SoftmaxGradScale(yr, dyr, one_row, 1, false));
   }
 }
 

@@ -78,6 +78,12 @@ TEST(SoftmaxPlanTest, SplitRowsTakeFewLongRowsAndCoverThem) {
   constexpr int kSms = 132;
   EXPECT_TRUE(TakesSplitRows(kSms, 33, 65536, 4));
   EXPECT_FALSE(TakesSplitRows(kSms, 34, 65536, 4));
+  // Rows no cluster holds split up to as many as SMs
+  EXPECT_TRUE(TakesSplitRows(kSms, 34, 1048576, 4));  // 4 MB rows
+  EXPECT_TRUE(TakesSplitRows(kSms, 131, 1048576, 4));
+  EXPECT_FALSE(TakesSplitRows(kSms, 132, 1048576, 4));
+  EXPECT_FALSE(TakesSplitRows(kSms, 34, 933888, 4));  // 16 x 228 KB: a cluster's
+  EXPECT_TRUE(TakesSplitRows(kSms, 34, 933889, 4));
   EXPECT_FALSE(TakesSplitRows(kSms, 1, 8191, 4));     // short rows
   EXPECT_TRUE(TakesSplitRows(kSms, 1, 524288, 4));    // 2 MB
   EXPECT_FALSE(TakesSplitRows(kSms, 1, 524287, 4));   // just under

@@ -205,26 +205,25 @@ struct ClusterLaunchConfig {
 };
 
 // Whether clusters of `ctas` CTAs of this shape can be resident on the device (a cluster's CTAs
-// must share a GPC), asked once per device, kernel and shape.
-inline cudaError_t ClusterFits(const CudaDeviceProperties& props, const void* kernel, int ctas,
-                               int threads, size_t smem, bool* fits) {
+// must share a GPC), asked once per device, kernel and shape. A device that cannot say takes
+// none (its error is cleared; the other paths take the row).
+inline bool ClusterFits(const CudaDeviceProperties& props, const void* kernel, int ctas,
+                        int threads, size_t smem) {
   static std::mutex mutex;
   static std::map<std::tuple<int, const void*, int, int, size_t>, bool> cache;
   std::lock_guard<std::mutex> lock(mutex);
   const auto key = std::make_tuple(props.device_index, kernel, ctas, threads, smem);
   const auto it = cache.find(key);
   if (it != cache.end()) {
-    *fits = it->second;
-    return cudaSuccess;
+    return it->second;
   }
   const ClusterLaunchConfig launch(ctas, threads, ctas, smem, nullptr);
   int clusters = 0;
-  const cudaError_t err = cudaOccupancyMaxActiveClusters(&clusters, kernel, &launch.config);
-  if (err != cudaSuccess) {
-    return err;
+  if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &launch.config) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
   }
-  *fits = cache[key] = clusters > 0;
-  return cudaSuccess;
+  return cache[key] = clusters > 0;
 }
 
 template <typename T, SoftmaxAlgorithm kAlgorithm, int kPacks>
@@ -248,13 +247,8 @@ cudaError_t TryClusterPath(const CudaDeviceProperties& props, cudaStream_t strea
   }
   const void* kernel =
       plan.packs == 4 ? ClusterKernel<T, kAlgorithm, 4>() : ClusterKernel<T, kAlgorithm, 8>();
-  bool fits = false;
-  if (ClusterFits(props, kernel, plan.ctas, plan.threads, 0, &fits) != cudaSuccess) {
-    cudaGetLastError();  // the device cannot say: the block kernels take the row
-    return cudaSuccess;
-  }
-  if (!fits) {
-    return cudaSuccess;
+  if (!ClusterFits(props, kernel, plan.ctas, plan.threads, 0)) {
+    return cudaSuccess;  // the block kernels take the row
   }
   *launched = true;
   *info = LaunchInfo();

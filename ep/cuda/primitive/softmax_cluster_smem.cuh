@@ -334,21 +334,18 @@ cudaError_t TryClusterSmemPath(const CudaDeviceProperties& props, cudaStream_t s
                                bool* launched) {
   *launched = false;
   const int tensors = dy == nullptr ? 1 : 2;
-  const ClusterSmemPlan plan = PlanClusterSmem(cols, sizeof(T), kClusterSmemSliceBytes / tensors);
-  const int64_t smem = plan.slice_packs * 16 * tensors;
+  const ClusterSmemPlan plan = PlanClusterSmemOf(cols, sizeof(T), tensors);
+  const int64_t smem = plan.SmemBytes(tensors);
   if (props.compute_capability_major < 9 || rows * plan.ctas > INT32_MAX ||
       smem > static_cast<int64_t>(props.shared_memory_per_block_optin) - kClusterSmemStaticBytes) {
     return cudaSuccess;
   }
   const void* kernel = ClusterSmemKernel<T, kAlgorithm>(dy != nullptr);
-  bool fits = false;
-  if (PrepareClusterSmemKernel(props, kernel) != cudaSuccess ||
-      ClusterFits(props, kernel, plan.ctas, plan.threads, static_cast<size_t>(smem), &fits) !=
-          cudaSuccess) {
+  if (PrepareClusterSmemKernel(props, kernel) != cudaSuccess) {
     cudaGetLastError();  // the device cannot take it: the other paths take the row
     return cudaSuccess;
   }
-  if (!fits) {
+  if (!ClusterFits(props, kernel, plan.ctas, plan.threads, static_cast<size_t>(smem))) {
     return cudaSuccess;
   }
   *launched = true;

@@ -111,13 +111,20 @@ constexpr int kSplitBlockThreads = 512;
 constexpr int64_t kSplitMinCols = 8192;
 constexpr int64_t kSplitMinBytes = int64_t{2} << 20;
 
+// Rows longer than 16 slices of Hopper's shared memory (228 KB an SM), which no cluster holds.
+constexpr int64_t kSplitLongRowBytes = int64_t{16} * (228 << 10);
+
 // At most a quarter as many rows as SMs, long enough and in a tensor large enough to fill the GPU
 // when split. From a quarter on a block a row measured faster (64 rows of 262144 float16
 // columns: the uncached kernel 0.050 ms, split 0.063): the split grid reads every chunk before
-// any block writes, where blocks a row overlap one row's reads with another's writes. float64
-// stays on its one kernel (see Launch).
+// any block writes, where blocks a row overlap one row's reads with another's writes. Rows past
+// kSplitLongRowBytes split up to as many as SMs: a block a row there leaves SMs idle for the
+// whole call ((34, 1048576) float32 took 3.67 x a copy on the uncached kernel). float64 stays
+// on its one kernel (see Launch).
 inline bool TakesSplitRows(int sm_count, int64_t rows, int64_t cols, int elem_size) {
-  return elem_size != 8 && rows * 4 <= sm_count && cols >= kSplitMinCols &&
+  const bool few =
+      rows * 4 <= sm_count || (rows < sm_count && cols * elem_size > kSplitLongRowBytes);
+  return elem_size != 8 && few && cols >= kSplitMinCols &&
          rows * cols * elem_size >= kSplitMinBytes;
 }
 
@@ -187,6 +194,8 @@ struct ClusterSmemPlan {
   int ctas = 0;
   int threads = 0;
   int64_t slice_packs = 0;
+  // The dynamic shared memory of a CTA holding a slice of each of `tensors` tensors.
+  int64_t SmemBytes(int tensors) const { return slice_packs * 16 * tensors; }
 };
 
 // The fewest CTAs whose slices hold at most slice_bytes each (64 KB: three CTAs an SM, which
@@ -217,6 +226,12 @@ inline ClusterSmemPlan PlanClusterSmem(int64_t cols, int elem_size,
   return {kClusterSmemMaxCtas, threads_for(slice), slice};
 }
 
+// The plan of rows of `tensors` tensors (1 forward; 2 backward, y and dy), each CTA's slices
+// together at most kClusterSmemSliceBytes where 16 CTAs allow.
+inline ClusterSmemPlan PlanClusterSmemOf(int64_t cols, int elem_size, int tensors) {
+  return PlanClusterSmem(cols, elem_size, kClusterSmemSliceBytes / tensors);
+}
+
 // Which call a rule is for. Backward rows not on the cluster-smem path go to the uncached
 // kernel (or, few rows, the split path), which reads y and dy twice (softmax) or dy twice
 // (log_softmax).
@@ -241,8 +256,8 @@ inline bool TakesClusterSmem(int sm_count, int64_t rows, int64_t cols, int elem_
     return false;
   }
   const int tensors = pass == ClusterSmemPass::kForward ? 1 : 2;
-  const ClusterSmemPlan plan = PlanClusterSmem(cols, elem_size, kClusterSmemSliceBytes / tensors);
-  const int64_t bytes = plan.slice_packs * 16 * tensors;
+  const ClusterSmemPlan plan = PlanClusterSmemOf(cols, elem_size, tensors);
+  const int64_t bytes = plan.SmemBytes(tensors);
   if (tensors == 2 &&
       (bytes > kClusterSmemBackwardMaxBytes ||
        (pass == ClusterSmemPass::kLogSoftmaxBackward && elem_size == 4 && plan.ctas > 8))) {
