@@ -204,13 +204,13 @@ struct ClusterLaunchConfig {
   ClusterLaunchConfig& operator=(const ClusterLaunchConfig&) = delete;
 };
 
-// Whether clusters of `ctas` CTAs of this shape can be resident on the device (a cluster's CTAs
-// must share a GPC), asked once per device, kernel and shape. A device that cannot say takes
+// How many clusters of `ctas` CTAs of this shape the device holds at once (a cluster's CTAs
+// must share a GPC), asked once per device, kernel and shape. A device that cannot say holds
 // none (its error is cleared; the other paths take the row).
-inline bool ClusterFits(const CudaDeviceProperties& props, const void* kernel, int ctas,
-                        int threads, size_t smem) {
+inline int ActiveClusters(const CudaDeviceProperties& props, const void* kernel, int ctas,
+                          int threads, size_t smem) {
   static std::mutex mutex;
-  static std::map<std::tuple<int, const void*, int, int, size_t>, bool> cache;
+  static std::map<std::tuple<int, const void*, int, int, size_t>, int> cache;
   std::lock_guard<std::mutex> lock(mutex);
   const auto key = std::make_tuple(props.device_index, kernel, ctas, threads, smem);
   const auto it = cache.find(key);
@@ -221,9 +221,14 @@ inline bool ClusterFits(const CudaDeviceProperties& props, const void* kernel, i
   int clusters = 0;
   if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &launch.config) != cudaSuccess) {
     cudaGetLastError();
-    return false;
+    return 0;
   }
-  return cache[key] = clusters > 0;
+  return cache[key] = clusters;
+}
+
+inline bool ClusterFits(const CudaDeviceProperties& props, const void* kernel, int ctas,
+                        int threads, size_t smem) {
+  return ActiveClusters(props, kernel, ctas, threads, smem) > 0;
 }
 
 template <typename T, SoftmaxAlgorithm kAlgorithm, int kPacks>
