@@ -507,34 +507,31 @@ TEST_F(CudaSoftmaxTest, ClusterSmemRowsOfSmallAndLargeMaxima) {
   }
 }
 
-// The forward cluster-smem kernel's clusters loop over rows, loading a row's slices while they
-// write the previous row: with the grid cut to one and two clusters, and with the device's own
-// count (fewer than the rows). Odd row lengths give consecutive rows different heads, so a CTA's
-// packs differ by one from row to row.
+// The cluster-smem kernels' clusters loop over rows, loading a row's slices while they write
+// the previous row: with the grid cut to one and two clusters (whatever the dtype), and with the
+// device's own count (fewer than the rows; 16-bit). Odd row lengths give consecutive rows
+// different heads, so a CTA's packs differ by one from row to row; 7 and 9 rows do not divide
+// among the clusters. Forward and backward.
 TEST_F(CudaSoftmaxTest, ClusterSmemClustersLoopOverRows) {
   if (!GpuHasClusters()) {
     GTEST_SKIP() << "the GPU has no thread-block clusters";
   }
-  ep::ScopedSoftmaxImpl forced(SoftmaxImpl::kClusterSmem);
   struct Case {
-    Shape shape;
+    Shape2 shape;
     int64_t grid_limit;  // CTAs; 0: none
   };
-  // 3 CTAs a row (float32), 2 (16-bit); the grid limit counts CTAs.
-  const Case cases[] = {{{7, 40003}, 3}, {{9, 40003}, 6}, {{5, 40965}, 3}, {{300, 40003}, 0}};
+  // CTAs a row, forward float32 / 16-bit 3 / 2, backward 5 / 3 (40965 columns: 6 / 3). The
+  // limit counts CTAs.
+  const Case cases[] = {{{7, 40003}, 5}, {{9, 40003}, 10}, {{5, 40965}, 6}, {{300, 40003}, 0}};
   for (const Case& c : cases) {
     const ep::ScopedSoftmaxGridLimit limit(c.grid_limit);
     for (DataType dtype : {DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16}) {
       for (bool log : {false, true}) {
-        const std::vector<double> x =
-            RoundTo(RandomValues(static_cast<size_t>(c.shape.elem_cnt()), 91), dtype);
-        const RunResult r = RunOnCuda({MakeTensor(x, c.shape, dtype)}, log, false, 1);
-        const std::string context = c.shape.ToString() + " " + DataTypeName(dtype) +
-                                    (log ? " log " : " ") + "grid limit " +
-                                    std::to_string(c.grid_limit) + " " + r.launch;
-        ExpectAllClose(r.values, ReferenceSoftmax(x, c.shape, 1, log), SoftmaxTolerance(dtype),
-                       context, SmallestNormal(dtype), SoftmaxScale(x, c.shape, 1, log));
-        EXPECT_NE(r.launch.find("[cluster-smem "), std::string::npos) << context;
+        for (bool backward : {false, true}) {
+          SCOPED_TRACE("grid limit " + std::to_string(c.grid_limit));
+          CheckShapeOnPath(SoftmaxImpl::kClusterSmem, dtype, c.shape, log, backward,
+                           "cluster-smem");
+        }
       }
     }
   }
