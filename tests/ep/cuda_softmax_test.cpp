@@ -508,21 +508,22 @@ TEST_F(CudaSoftmaxTest, ClusterSmemRowsOfSmallAndLargeMaxima) {
 }
 
 // The cluster-smem kernels' clusters loop over rows, loading a row's slices while they write
-// the previous row: with the grid cut to one and two clusters (whatever the dtype), and with the
-// device's own count (fewer than the rows; 16-bit). Odd row lengths give consecutive rows
-// different heads, so a CTA's packs differ by one from row to row; 7 and 9 rows do not divide
-// among the clusters. Forward and backward.
+// the previous row: forward and backward with the grid cut to a few clusters, whatever the
+// dtype. Rows of 40005 and 40965 columns (1 past a multiple of 4) start at every offset from a
+// 16-byte boundary, so a CTA's packs differ by one from row to row in every dtype (40003: in
+// 16-bit types only); the rows do not divide evenly among the clusters.
 TEST_F(CudaSoftmaxTest, ClusterSmemClustersLoopOverRows) {
   if (!GpuHasClusters()) {
     GTEST_SKIP() << "the GPU has no thread-block clusters";
   }
   struct Case {
     Shape2 shape;
-    int64_t grid_limit;  // CTAs; 0: none
+    int64_t grid_limit;  // CTAs
   };
-  // CTAs a row, forward float32 / 16-bit 3 / 2, backward 5 / 3 (40965 columns: 6 / 3). The
-  // limit counts CTAs.
-  const Case cases[] = {{{7, 40003}, 5}, {{9, 40003}, 10}, {{5, 40965}, 6}, {{300, 40003}, 0}};
+  // CTAs a row, forward float32 / 16-bit 3 / 2, backward 5 / 3 (40965 columns: 6 / 3); a limit
+  // below a cluster keeps one.
+  const Case cases[] = {
+      {{7, 40005}, 5}, {{9, 40003}, 10}, {{5, 40965}, 6}, {{10, 40005}, 6}, {{4, 40965}, 1}};
   for (const Case& c : cases) {
     const ep::ScopedSoftmaxGridLimit limit(c.grid_limit);
     for (DataType dtype : {DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16}) {
@@ -535,6 +536,26 @@ TEST_F(CudaSoftmaxTest, ClusterSmemClustersLoopOverRows) {
       }
     }
   }
+}
+
+// By default 16-bit rows take as many clusters as the device holds, fewer than these rows (a
+// row of 65539 bfloat16 values takes 2 CTAs of 64 KB forward, 4 of two 32 KB slices backward).
+TEST_F(CudaSoftmaxTest, ClusterSmemClustersLoopAtTheDevicesCount) {
+  if (!GpuHasClusters()) {
+    GTEST_SKIP() << "the GPU has no thread-block clusters";
+  }
+  const Shape2 shape = {400, 65539};
+  for (bool log : {false, true}) {
+    for (bool backward : {false, true}) {
+      CheckShapeOnPath(SoftmaxImpl::kAuto, DataType::kBFloat16, shape, log, backward,
+                       "cluster-smem");
+    }
+  }
+  const Shape s = {shape.rows, shape.cols};
+  const std::vector<double> x =
+      RoundTo(RandomValues(static_cast<size_t>(s.elem_cnt()), 5), DataType::kBFloat16);
+  const RunResult r = RunOnCuda({MakeTensor(x, s, DataType::kBFloat16)}, false, false, 1);
+  EXPECT_NE(r.launch.find(" looped]"), std::string::npos) << r.launch;
 }
 
 TEST_F(CudaSoftmaxTest, SpecialValuesAgreeWithTheCpu) {

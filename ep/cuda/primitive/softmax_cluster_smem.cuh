@@ -1,12 +1,12 @@
-// Softmax over long rows, forward and backward: a row per thread-block cluster (Hopper), each
-// CTA's slice of the row (and of dy) copied into its shared memory with cp.async, so each tensor
-// is read once and written once with all of a slice's bytes in flight at once and no registers
-// held for them. Forward, each CTA reduces its slice to a (max, sum of exp(x - max)) pair;
-// backward, to its sum of y * dy (or of dy). A cluster barrier shares them through distributed
-// shared memory, and every CTA combines them into the row's (a second, split barrier keeps each
-// CTA alive until the others have read its part). Slices are small enough for several CTAs an
-// SM, whose loads overlap the others' reductions and stores; 16-bit forward clusters also loop
-// over rows, loading the next row while they write this one. Which rows: TakesClusterSmem and
+// Softmax over long rows, forward and backward: a row at a time per thread-block cluster
+// (Hopper), each CTA's slice of the row (and of dy) copied into its shared memory with cp.async, so
+// each tensor is read once and written once with all of a slice's bytes in flight at once and no
+// registers held for them. Forward, each CTA reduces its slice to a (max, sum of exp(x - max))
+// pair; backward, to its sum of y * dy (or of dy). A cluster barrier shares them through
+// distributed shared memory, and every CTA combines them into the row's (a second, split barrier
+// keeps each CTA alive until the others have read its part). Slices are small enough for several
+// CTAs an SM, whose loads overlap the others' reductions and stores; 16-bit clusters also loop over
+// rows, loading the next row while they write this one. Which rows: TakesClusterSmem and
 // PlanClusterSmem (softmax_plan.h).
 #ifndef ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SOFTMAX_CLUSTER_SMEM_CUH_
 #define ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SOFTMAX_CLUSTER_SMEM_CUH_
@@ -206,8 +206,8 @@ __global__ void __launch_bounds__(kClusterSmemMaxThreads)
   for (; row < rows; row += clusters) {
     const SliceOfRow<T> cur = slice_of(row);
     const ClusterRow<T>& layout = cur.layout;
-    const T* row_x = x + row * cols;
-    const C edge = layout.edge_col >= 0 ? ToCompute(row_x[layout.edge_col]) : NegativeInfinity<C>();
+    const C edge =
+        layout.edge_col >= 0 ? ToCompute(x[row * cols + layout.edge_col]) : NegativeInfinity<C>();
     PackMax<T, kPack> pack_max;
     Groups(cur.count).ForEachLanded([&](int p) { pack_max.Add(slice[p]); });
     const C slice_max =
@@ -419,12 +419,12 @@ inline cudaError_t PrepareClusterSmemKernel(const CudaDeviceProperties& props, c
 }
 
 // Clusters of a launch: where `loop`, as many as the device holds at once, each looping over
-// rows; else one a row. Fewer under the tests' grid limit (in CTAs).
+// rows; else one a row. Fewer under the tests' grid limit (in CTAs, at least one cluster).
 inline int64_t ClusterSmemClusters(int64_t rows, int ctas, int active, bool loop) {
   int64_t clusters = loop ? std::min<int64_t>(rows, active) : rows;
-  const int64_t limit = GetSoftmaxGridLimitOverride() / ctas;
+  const int64_t limit = GetSoftmaxGridLimitOverride();
   if (limit > 0) {
-    clusters = std::min(clusters, limit);
+    clusters = std::min(clusters, std::max<int64_t>(1, limit / ctas));
   }
   return clusters;
 }
@@ -474,6 +474,7 @@ cudaError_t TryClusterSmemPath(const CudaDeviceProperties& props, cudaStream_t s
   info->splits = plan.ctas;
   const int64_t clusters =
       ClusterSmemClusters(rows, plan.ctas, active, ClusterSmemLoops(dy != nullptr, sizeof(T)));
+  info->looped = clusters < rows;
   const ClusterLaunchConfig launch(plan.ctas, plan.threads, clusters * plan.ctas,
                                    static_cast<size_t>(smem), stream);
   using C = CudaComputeType<T>;
