@@ -538,8 +538,9 @@ TEST_F(CudaSoftmaxTest, ClusterSmemClustersLoopOverRows) {
   }
 }
 
-// By default 16-bit rows take as many clusters as the device holds, fewer than these rows (a
-// row of 65539 bfloat16 values takes 2 CTAs of 64 KB forward, 4 of two 32 KB slices backward).
+// By default the backward's and 16-bit forward rows take as many clusters as the device holds,
+// fewer than these rows (a row of 65539 bfloat16 values takes 2 CTAs of 64 KB forward, 4 of two
+// 32 KB slices backward), and each cluster loops over rows.
 TEST_F(CudaSoftmaxTest, ClusterSmemClustersLoopAtTheDevicesCount) {
   if (!GpuHasClusters()) {
     GTEST_SKIP() << "the GPU has no thread-block clusters";
@@ -552,10 +553,14 @@ TEST_F(CudaSoftmaxTest, ClusterSmemClustersLoopAtTheDevicesCount) {
     }
   }
   const Shape s = {shape.rows, shape.cols};
-  const std::vector<double> x =
-      RoundTo(RandomValues(static_cast<size_t>(s.elem_cnt()), 5), DataType::kBFloat16);
-  const RunResult r = RunOnCuda({MakeTensor(x, s, DataType::kBFloat16)}, false, false, 1);
-  EXPECT_NE(r.launch.find(" looped]"), std::string::npos) << r.launch;
+  const Tensor x =
+      MakeTensor(RandomValues(static_cast<size_t>(s.elem_cnt()), 5), s, DataType::kBFloat16);
+  for (bool backward : {false, true}) {
+    const std::vector<Tensor> inputs =
+        backward ? std::vector<Tensor>{x, x} : std::vector<Tensor>{x};
+    const RunResult r = RunOnCuda(inputs, false, backward, 1);
+    EXPECT_NE(r.launch.find(" looped]"), std::string::npos) << r.launch;
+  }
 }
 
 TEST_F(CudaSoftmaxTest, SpecialValuesAgreeWithTheCpu) {
