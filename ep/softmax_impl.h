@@ -29,11 +29,12 @@ enum class SoftmaxImpl {
 void SetSoftmaxImplOverride(SoftmaxImpl impl);
 SoftmaxImpl GetSoftmaxImplOverride();
 
-// The most blocks a register-path, warp-path or forward cluster-smem softmax launch uses (0: no
+// The most blocks a register-path, warp-path or cluster-smem softmax launch uses (0: no
 // more than the path's own grid). The register path gives each row its own block (up to 2^31 -
 // 1), the warp path sizes its grid by occupancy, cluster-smem by the clusters the device holds
-// (16-bit) or a cluster a row; blocks (clusters) loop over rows past that, and tests lower it
-// to run the loop on small tensors.
+// (backward, and forward 16-bit) or a cluster a row; blocks (clusters) loop over rows past that,
+// and tests lower it to run the loop on small tensors. A cluster-smem launch keeps at least one
+// cluster.
 void SetSoftmaxGridLimitOverride(int64_t blocks);
 int64_t GetSoftmaxGridLimitOverride();
 

@@ -507,36 +507,59 @@ TEST_F(CudaSoftmaxTest, ClusterSmemRowsOfSmallAndLargeMaxima) {
   }
 }
 
-// The forward cluster-smem kernel's clusters loop over rows, loading a row's slices while they
-// write the previous row: with the grid cut to one and two clusters, and with the device's own
-// count (fewer than the rows). Odd row lengths give consecutive rows different heads, so a CTA's
-// packs differ by one from row to row.
+// The cluster-smem kernels' clusters loop over rows, loading a row's slices while they write
+// the previous row: forward and backward with the grid cut to a few clusters, whatever the
+// dtype. Rows of 40005 and 40965 columns (1 past a multiple of 4) start at every offset from a
+// 16-byte boundary, so a CTA's packs differ by one from row to row in every dtype (40003: in
+// 16-bit types only); the rows do not divide evenly among the clusters.
 TEST_F(CudaSoftmaxTest, ClusterSmemClustersLoopOverRows) {
   if (!GpuHasClusters()) {
     GTEST_SKIP() << "the GPU has no thread-block clusters";
   }
-  ep::ScopedSoftmaxImpl forced(SoftmaxImpl::kClusterSmem);
   struct Case {
-    Shape shape;
-    int64_t grid_limit;  // CTAs; 0: none
+    Shape2 shape;
+    int64_t grid_limit;  // CTAs
   };
-  // 3 CTAs a row (float32), 2 (16-bit); the grid limit counts CTAs.
-  const Case cases[] = {{{7, 40003}, 3}, {{9, 40003}, 6}, {{5, 40965}, 3}, {{300, 40003}, 0}};
+  // CTAs a row, forward float32 / 16-bit 3 / 2, backward 5 / 3 (40965 columns: 6 / 3); a limit
+  // below a cluster keeps one.
+  const Case cases[] = {
+      {{7, 40005}, 5}, {{9, 40003}, 10}, {{5, 40965}, 6}, {{10, 40005}, 6}, {{4, 40965}, 1}};
   for (const Case& c : cases) {
     const ep::ScopedSoftmaxGridLimit limit(c.grid_limit);
     for (DataType dtype : {DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16}) {
       for (bool log : {false, true}) {
-        const std::vector<double> x =
-            RoundTo(RandomValues(static_cast<size_t>(c.shape.elem_cnt()), 91), dtype);
-        const RunResult r = RunOnCuda({MakeTensor(x, c.shape, dtype)}, log, false, 1);
-        const std::string context = c.shape.ToString() + " " + DataTypeName(dtype) +
-                                    (log ? " log " : " ") + "grid limit " +
-                                    std::to_string(c.grid_limit) + " " + r.launch;
-        ExpectAllClose(r.values, ReferenceSoftmax(x, c.shape, 1, log), SoftmaxTolerance(dtype),
-                       context, SmallestNormal(dtype), SoftmaxScale(x, c.shape, 1, log));
-        EXPECT_NE(r.launch.find("[cluster-smem "), std::string::npos) << context;
+        for (bool backward : {false, true}) {
+          SCOPED_TRACE("grid limit " + std::to_string(c.grid_limit));
+          CheckShapeOnPath(SoftmaxImpl::kClusterSmem, dtype, c.shape, log, backward,
+                           "cluster-smem");
+        }
       }
     }
+  }
+}
+
+// By default the backward's and 16-bit forward rows take as many clusters as the device holds,
+// fewer than these rows (a row of 65539 bfloat16 values takes 2 CTAs of 64 KB forward, 4 of two
+// 32 KB slices backward), and each cluster loops over rows.
+TEST_F(CudaSoftmaxTest, ClusterSmemClustersLoopAtTheDevicesCount) {
+  if (!GpuHasClusters()) {
+    GTEST_SKIP() << "the GPU has no thread-block clusters";
+  }
+  const Shape2 shape = {400, 65539};
+  for (bool log : {false, true}) {
+    for (bool backward : {false, true}) {
+      CheckShapeOnPath(SoftmaxImpl::kAuto, DataType::kBFloat16, shape, log, backward,
+                       "cluster-smem");
+    }
+  }
+  const Shape s = {shape.rows, shape.cols};
+  const Tensor x =
+      MakeTensor(RandomValues(static_cast<size_t>(s.elem_cnt()), 5), s, DataType::kBFloat16);
+  for (bool backward : {false, true}) {
+    const std::vector<Tensor> inputs =
+        backward ? std::vector<Tensor>{x, x} : std::vector<Tensor>{x};
+    const RunResult r = RunOnCuda(inputs, false, backward, 1);
+    EXPECT_NE(r.launch.find(" looped]"), std::string::npos) << r.launch;
   }
 }
 

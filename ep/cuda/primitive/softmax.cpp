@@ -133,6 +133,9 @@ std::string DescribeLaunch(const LaunchInfo& info) {
     }
   } else if (std::string(info.path) == "cluster-smem") {
     text += " ctas=" + std::to_string(info.splits);
+    if (info.looped) {
+      text += " looped";
+    }
   } else if (std::string(info.path) == "cluster") {
     text += " ctas=" + std::to_string(info.splits) +
             " cols/thread=" + std::to_string(info.cols_per_thread);

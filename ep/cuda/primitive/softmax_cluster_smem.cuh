@@ -1,13 +1,13 @@
-// Softmax over long rows, forward and backward: a row per thread-block cluster (Hopper), each
-// CTA's slice of the row (and of dy) copied into its shared memory with cp.async, so each tensor
-// is read once and written once with all of a slice's bytes in flight at once and no registers
-// held for them. Forward, each CTA reduces its slice to a (max, sum of exp(x - max)) pair;
-// backward, to its sum of y * dy (or of dy). A cluster barrier shares them through distributed
-// shared memory, and every CTA combines them into the row's (a second, split barrier keeps each
-// CTA alive until the others have read its part). Slices are small enough for several CTAs an
-// SM, whose loads overlap the others' reductions and stores; 16-bit forward clusters also loop
-// over rows, loading the next row while they write this one. Which rows: TakesClusterSmem and
-// PlanClusterSmem (softmax_plan.h).
+// Softmax over long rows, forward and backward: a row at a time per thread-block cluster
+// (Hopper), each CTA's slice of the row (and of dy) copied into its shared memory with cp.async,
+// so each tensor is read once and written once with all of a slice's bytes in flight at once and
+// no registers held for them. Forward, each CTA reduces its slice to a (max, sum of exp(x -
+// max)) pair; backward, to its sum of y * dy (or of dy). A cluster barrier shares them through
+// distributed shared memory, and every CTA combines them into the row's (a second, split barrier
+// keeps each CTA alive until the others have read its part). Slices are small enough for several
+// CTAs an SM, whose loads overlap the others' reductions and stores. Clusters also loop over
+// rows (backward, and forward 16-bit), loading the next row while they write this one. Which
+// rows: TakesClusterSmem and PlanClusterSmem (softmax_plan.h).
 #ifndef ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SOFTMAX_CLUSTER_SMEM_CUH_
 #define ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SOFTMAX_CLUSTER_SMEM_CUH_
 
@@ -113,13 +113,6 @@ struct SliceGroups {
   }
 };
 
-template <int kLoadGroups, typename Load, typename Use>
-__device__ __forceinline__ void ForEachLandedPack(int count, Load load, Use use) {
-  const SliceGroups<kLoadGroups> groups(count);
-  groups.Issue(load);
-  groups.ForEachLanded(use);
-}
-
 // write(p) over this thread's `count` packs of the slice and, in the same pass, load(p) over
 // its packs of the next row's slice in `next`'s groups: each slot's copy is issued after the
 // slot was read for its output, so the next row's loads overlap this row's stores.
@@ -145,22 +138,26 @@ __device__ __forceinline__ void WriteAndIssueNext(int count, const SliceGroups<k
   }
 }
 
-// A row's place in a CTA's slice: the pack layout, this CTA's packs and where they start.
+// A row's place in a CTA's slice: the pack layout, this CTA's packs and the first of them.
 template <typename T>
 struct SliceOfRow {
   using P = Pack<T, kBlockPack<T>>;
   ClusterRow<T> layout;
+  int64_t first;
   int count;
-  const P* body_x;
-  P* body_y;
 
-  __device__ __forceinline__ SliceOfRow(const T* row_x, T* row_y, int64_t cols, unsigned rank,
+  __device__ __forceinline__ SliceOfRow(const T* row, int64_t cols, unsigned rank,
                                         int64_t slice_packs)
-      : layout(row_x, cols, rank) {
-    const int64_t first = static_cast<int64_t>(rank) * slice_packs;
+      : layout(row, cols, rank), first(static_cast<int64_t>(rank) * slice_packs) {
     count = static_cast<int>(max(int64_t{0}, min(slice_packs, layout.packs - first)));
-    body_x = reinterpret_cast<const P*>(row_x + layout.head) + first;
-    body_y = reinterpret_cast<P*>(row_y + layout.head) + first;
+  }
+  // This CTA's packs of a row of a tensor that lies like this one (the same offset from a
+  // 16-byte boundary).
+  __device__ __forceinline__ const P* Packs(const T* row) const {
+    return reinterpret_cast<const P*>(row + layout.head) + first;
+  }
+  __device__ __forceinline__ P* Packs(T* row) const {
+    return reinterpret_cast<P*>(row + layout.head) + first;
   }
 };
 
@@ -194,7 +191,7 @@ __global__ void __launch_bounds__(kClusterSmemMaxThreads)
   const unsigned ctas = cluster.num_blocks();
   const int64_t clusters = gridDim.x / ctas;
   const auto slice_of = [&](int64_t row) {
-    return SliceOfRow<T>(x + row * cols, y + row * cols, cols, rank, slice_packs);
+    return SliceOfRow<T>(x + row * cols, cols, rank, slice_packs);
   };
   const int tid = static_cast<int>(threadIdx.x);
   const int threads = static_cast<int>(blockDim.x);
@@ -202,13 +199,14 @@ __global__ void __launch_bounds__(kClusterSmemMaxThreads)
   int64_t row = blockIdx.x / ctas;
   if (row < rows) {
     const SliceOfRow<T> first = slice_of(row);
-    Groups(first.count).Issue([&](int p) { CpAsync<16>(slice + p, first.body_x + p); });
+    const P* first_x = first.Packs(x + row * cols);
+    Groups(first.count).Issue([&](int p) { CpAsync<16>(slice + p, first_x + p); });
   }
   for (; row < rows; row += clusters) {
     const SliceOfRow<T> cur = slice_of(row);
     const ClusterRow<T>& layout = cur.layout;
-    const T* row_x = x + row * cols;
-    const C edge = layout.edge_col >= 0 ? ToCompute(row_x[layout.edge_col]) : NegativeInfinity<C>();
+    const C edge =
+        layout.edge_col >= 0 ? ToCompute(x[row * cols + layout.edge_col]) : NegativeInfinity<C>();
     PackMax<T, kPack> pack_max;
     Groups(cur.count).ForEachLanded([&](int p) { pack_max.Add(slice[p]); });
     const C slice_max =
@@ -259,9 +257,12 @@ __global__ void __launch_bounds__(kClusterSmemMaxThreads)
         (slice_max == NegativeInfinity<C>() ? C(0) : Exp(slice_max - row_max)) * scale;
 
     const int64_t next_row = row + clusters;
-    const SliceOfRow<T> next = slice_of(next_row < rows ? next_row : row);
+    const bool has_next = next_row < rows;
+    const SliceOfRow<T> next = slice_of(has_next ? next_row : row);
+    const P* next_x = next.Packs(x + (has_next ? next_row : row) * cols);
+    P* body_y = cur.Packs(y + row * cols);
     WriteAndIssueNext(
-        cur.count, Groups(next_row < rows ? next.count : 0),
+        cur.count, Groups(has_next ? next.count : 0),
         [&](int p) {
           const P v = slice[p];
           C out[kPack];
@@ -274,9 +275,9 @@ __global__ void __launch_bounds__(kClusterSmemMaxThreads)
               out[i] = kSoftmax ? ExpFor<T, kAlgorithm>(d) * scale : d - scale;
             }
           }
-          StorePack<kPack>(out, cur.body_y[p].elem);
+          StorePack<kPack>(out, body_y[p].elem);
         },
-        [&](int p) { CpAsync<16>(slice + p, next.body_x + p); });
+        [&](int p) { CpAsync<16>(slice + p, next_x + p); });
     if (layout.edge_col >= 0) {
       const C d = edge - row_max;
       y[row * cols + layout.edge_col] =
@@ -286,18 +287,20 @@ __global__ void __launch_bounds__(kClusterSmemMaxThreads)
   }
 }
 
-// dx of softmax, y * (dy - sum(y * dy)), or of log_softmax, dy - exp(y) * sum(dy), a row per
-// cluster: each CTA's slices of y and dy (slice_packs packs each, one after the other in the
-// dynamic shared memory) reduce to the slice's sum, the cluster barrier shares the sums. y, dy
-// and dx start 16-byte aligned, so their rows lie alike.
+// dx of softmax, y * (dy - sum(y * dy)), or of log_softmax, dy - exp(y) * sum(dy): each CTA's
+// slices of y and dy (slice_packs packs each, one after the other in the dynamic shared memory)
+// reduce to the slice's sum, the cluster barrier shares the sums. y, dy and dx start 16-byte
+// aligned, so their rows lie alike. Clusters loop over rows as the forward's do.
 template <typename T, typename C, SoftmaxAlgorithm kAlgorithm>
 __global__ void __launch_bounds__(kClusterSmemMaxThreads)
     ClusterSmemSoftmaxBackwardKernel(const T* __restrict__ y, const T* __restrict__ dy,
-                                     T* __restrict__ dx, int64_t cols, int64_t slice_packs) {
+                                     T* __restrict__ dx, int64_t rows, int64_t cols,
+                                     int64_t slice_packs) {
   namespace cg = cooperative_groups;
   constexpr int kPack = kBlockPack<T>;
   constexpr bool kSoftmax = kAlgorithm == SoftmaxAlgorithm::kSoftmax;
   using P = Pack<T, kPack>;
+  using Groups = SliceGroups<kClusterSmemLoadGroups>;
   extern __shared__ __align__(16) unsigned char slice_bytes[];
   P* y_slice = reinterpret_cast<P*>(slice_bytes);
   P* dy_slice = y_slice + slice_packs;
@@ -308,65 +311,77 @@ __global__ void __launch_bounds__(kClusterSmemMaxThreads)
   cg::cluster_group cluster = cg::this_cluster();
   const unsigned rank = cluster.block_rank();
   const unsigned ctas = cluster.num_blocks();
-  const int64_t row = blockIdx.x / ctas;
-  const int64_t row_start = row * cols;
-  const ClusterRow<T> layout(y + row_start, cols, rank);
-  const int64_t first = static_cast<int64_t>(rank) * slice_packs;
-  const int count = static_cast<int>(max(int64_t{0}, min(slice_packs, layout.packs - first)));
-  const int64_t body = row_start + layout.head;
-  const P* body_y = reinterpret_cast<const P*>(y + body) + first;
-  const P* body_dy = reinterpret_cast<const P*>(dy + body) + first;
-  P* body_dx = reinterpret_cast<P*>(dx + body) + first;
-  const int tid = static_cast<int>(threadIdx.x);
-  const int threads = static_cast<int>(blockDim.x);
-
-  const bool has_edge = layout.edge_col >= 0;
-  const C edge_y = has_edge ? ToCompute(y[row_start + layout.edge_col]) : C(0);
-  const C edge_dy = has_edge ? ToCompute(dy[row_start + layout.edge_col]) : C(0);
-  C sum = kSoftmax ? edge_y * edge_dy : edge_dy;
-  ForEachLandedPack<kClusterSmemLoadGroups>(
-      count,
-      [&](int p) {
-        CpAsync<16>(y_slice + p, body_y + p);
-        CpAsync<16>(dy_slice + p, body_dy + p);
-      },
-      [&](int p) {
-        const P yv = y_slice[p];
-        const P dv = dy_slice[p];
-#pragma unroll
-        for (int i = 0; i < kPack; ++i) {
-          sum += kSoftmax ? ToCompute(yv.elem[i]) * ToCompute(dv.elem[i]) : ToCompute(dv.elem[i]);
-        }
-      });
-  const C slice_sum = BlockAllReduceAnySize(sum, SumOp(), sum_partials);
-  if (tid == 0) {
-    partial = slice_sum;
-  }
-  cluster.sync();
-  C row_sum = 0;
-  for (unsigned r = 0; r < ctas; ++r) {
-    row_sum += *cluster.map_shared_rank(&partial, r);
-  }
-  ClusterArrive();  // this CTA has read the others' partials
-
-  const auto grad = [&](C yv, C dyv) {
-    return kSoftmax ? yv * (dyv - row_sum) : dyv - ExpFor<T, kAlgorithm>(yv) * row_sum;
+  const int64_t clusters = gridDim.x / ctas;
+  const auto slice_of = [&](int64_t row) {
+    return SliceOfRow<T>(y + row * cols, cols, rank, slice_packs);
   };
-#pragma unroll 4
-  for (int p = tid; p < count; p += threads) {
-    const P yv = y_slice[p];
-    const P dv = dy_slice[p];
-    C out[kPack];
+  // A copy of pack p of y's and dy's row into the slices.
+  const auto loader = [&](const SliceOfRow<T>& slice, int64_t row) {
+    const P* row_y = slice.Packs(y + row * cols);
+    const P* row_dy = slice.Packs(dy + row * cols);
+    return [=](int p) {
+      CpAsync<16>(y_slice + p, row_y + p);
+      CpAsync<16>(dy_slice + p, row_dy + p);
+    };
+  };
+
+  int64_t row = blockIdx.x / ctas;
+  if (row < rows) {
+    const SliceOfRow<T> first = slice_of(row);
+    Groups(first.count).Issue(loader(first, row));
+  }
+  for (; row < rows; row += clusters) {
+    const SliceOfRow<T> cur = slice_of(row);
+    const int64_t row_start = row * cols;
+    const int64_t edge_col = cur.layout.edge_col;
+    const bool has_edge = edge_col >= 0;
+    const C edge_y = has_edge ? ToCompute(y[row_start + edge_col]) : C(0);
+    const C edge_dy = has_edge ? ToCompute(dy[row_start + edge_col]) : C(0);
+    C sum = kSoftmax ? edge_y * edge_dy : edge_dy;
+    Groups(cur.count).ForEachLanded([&](int p) {
+      const P yv = y_slice[p];
+      const P dv = dy_slice[p];
 #pragma unroll
-    for (int i = 0; i < kPack; ++i) {
-      out[i] = grad(ToCompute(yv.elem[i]), ToCompute(dv.elem[i]));
+      for (int i = 0; i < kPack; ++i) {
+        sum += kSoftmax ? ToCompute(yv.elem[i]) * ToCompute(dv.elem[i]) : ToCompute(dv.elem[i]);
+      }
+    });
+    const C slice_sum = BlockAllReduceAnySize(sum, SumOp(), sum_partials);
+    if (threadIdx.x == 0) {
+      partial = slice_sum;
     }
-    StorePack<kPack>(out, body_dx[p].elem);
+    cluster.sync();
+    C row_sum = 0;
+    for (unsigned r = 0; r < ctas; ++r) {
+      row_sum += *cluster.map_shared_rank(&partial, r);
+    }
+    ClusterArrive();  // this CTA has read the others' partials
+
+    const auto grad = [&](C yv, C dyv) {
+      return kSoftmax ? yv * (dyv - row_sum) : dyv - ExpFor<T, kAlgorithm>(yv) * row_sum;
+    };
+    const int64_t next_row = row + clusters;
+    const bool has_next = next_row < rows;
+    const SliceOfRow<T> next = slice_of(has_next ? next_row : row);
+    P* row_dx = cur.Packs(dx + row_start);
+    WriteAndIssueNext(
+        cur.count, Groups(has_next ? next.count : 0),
+        [&](int p) {
+          const P yv = y_slice[p];
+          const P dv = dy_slice[p];
+          C out[kPack];
+#pragma unroll
+          for (int i = 0; i < kPack; ++i) {
+            out[i] = grad(ToCompute(yv.elem[i]), ToCompute(dv.elem[i]));
+          }
+          StorePack<kPack>(out, row_dx[p].elem);
+        },
+        loader(next, has_next ? next_row : row));
+    if (has_edge) {
+      dx[row_start + edge_col] = FromCompute<T>(grad(edge_y, edge_dy));
+    }
+    ClusterWait();  // no CTA writes its next partial, or leaves, while another may read this one
   }
-  if (has_edge) {
-    dx[row_start + layout.edge_col] = FromCompute<T>(grad(edge_y, edge_dy));
-  }
-  ClusterWait();  // no CTA leaves while another may still read its partial
 }
 
 template <typename T, SoftmaxAlgorithm kAlgorithm>
@@ -402,17 +417,20 @@ inline cudaError_t PrepareClusterSmemKernel(const CudaDeviceProperties& props, c
   return err;
 }
 
-// Clusters of a forward launch: 16-bit rows take as many as the device holds at once, each
-// looping over rows (4-9% faster at 1024 rows and more); float32 rows, where looping measured
-// from 3% faster to 4% slower, take one a row. Fewer under the tests' grid limit (in CTAs).
-inline int64_t ClusterSmemClusters(int64_t rows, int ctas, int active, int elem_size) {
-  int64_t clusters = elem_size == 2 ? std::min<int64_t>(rows, active) : rows;
-  const int64_t limit = GetSoftmaxGridLimitOverride() / ctas;
+// Clusters of a launch: where `loop`, as many as the device holds at once, each looping over
+// rows; else one a row. Fewer under the tests' grid limit (in CTAs, at least one cluster).
+inline int64_t ClusterSmemClusters(int64_t rows, int ctas, int active, bool loop) {
+  int64_t clusters = loop ? std::min<int64_t>(rows, active) : rows;
+  const int64_t limit = GetSoftmaxGridLimitOverride();
   if (limit > 0) {
-    clusters = std::min(clusters, limit);
+    clusters = std::min(clusters, std::max<int64_t>(1, limit / ctas));
   }
   return clusters;
 }
+
+// Whether a call's clusters loop over rows: the backward's (0.86-1.00 of the time at every
+// shape it takes) and the forward's of 16-bit rows (0.91-0.98; float32 measured 0.97-1.04).
+inline bool ClusterSmemLoops(bool backward, int elem_size) { return backward || elem_size == 2; }
 
 // Launches the cluster-smem path, forward (dy null: a = x, out = y) or backward (a = y, out =
 // dx), if the device can hold the plan's clusters; *launched says whether it did. The tensors
@@ -445,9 +463,9 @@ cudaError_t TryClusterSmemPath(const CudaDeviceProperties& props, cudaStream_t s
   info->pack = kBlockPack<T>;
   info->block_size = plan.threads;
   info->splits = plan.ctas;
-  // The backward's clusters take a row each.
   const int64_t clusters =
-      dy == nullptr ? ClusterSmemClusters(rows, plan.ctas, active, sizeof(T)) : rows;
+      ClusterSmemClusters(rows, plan.ctas, active, ClusterSmemLoops(dy != nullptr, sizeof(T)));
+  info->looped = clusters < rows;
   const ClusterLaunchConfig launch(plan.ctas, plan.threads, clusters * plan.ctas,
                                    static_cast<size_t>(smem), stream);
   using C = CudaComputeType<T>;
@@ -456,7 +474,7 @@ cudaError_t TryClusterSmemPath(const CudaDeviceProperties& props, cudaStream_t s
                               rows, cols, plan.slice_packs);
   }
   return cudaLaunchKernelEx(&launch.config, ClusterSmemSoftmaxBackwardKernel<T, C, kAlgorithm>, a,
-                            dy, out, cols, plan.slice_packs);
+                            dy, out, rows, cols, plan.slice_packs);
 }
 
 }  // namespace softmax

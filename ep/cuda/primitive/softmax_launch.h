@@ -32,6 +32,7 @@ struct LaunchInfo {
   bool floats_kept = false;   // register path: bfloat16 held as floats (KeepsFloats; not one-warp)
   bool one_warp = false;      // register path: a 16-bit one-warp block (kOneWarp)
   int splits = 0;             // split path: blocks a row; cluster paths: CTAs a row
+  bool looped = false;        // cluster-smem: fewer clusters than rows, each looping over rows
 };
 
 // "warp pack=4 lanes=32 cols/thread=32 rows/group=1", "smem pack=4 block=1024", ...
