@@ -183,7 +183,7 @@ inline ClusterPlan PlanCluster(int64_t cols, int elem_size) {
   return {};
 }
 
-// ---- a row per cluster, its slices brought into shared memory (softmax_cluster_smem.cuh) ------
+// ---- a row at a time per cluster, its slices in shared memory (softmax_cluster_smem.cuh) -----
 
 constexpr int kClusterSmemMaxCtas = 16;  // past the portable 8: Hopper allows 16 on request
 constexpr int kClusterSmemMaxThreads = 512;
