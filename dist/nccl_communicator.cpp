@@ -389,6 +389,7 @@ class NcclCommunicator final : public Communicator {
 };
 
 bool g_blocking = true;  // OFLITE_NCCL_BLOCKING, read once by PrepareNcclEnvironment
+constexpr int kCtas = 64;
 
 }  // namespace
 
@@ -446,6 +447,13 @@ Maybe<std::unique_ptr<Communicator>> NewNcclCommunicator(GlooCommunicator* cpu, 
   // instead: NCCL_RUNTIME_CONNECT=0 (unless set) for the collectives' peers at creation, the
   // warm-up below for the point-to-point ones. OFLITE_NCCL_BLOCKING=0 polls creation too.
   config.blocking = g_blocking ? 1 : 0;
+  // 64 CTAs a collective (NCCL_MIN_CTAS or NCCL_MAX_CTAS, when set, decide instead): between two
+  // H200s NCCL's default channels move S(0) -> S(1)'s all-to-all at about 240 GB/s a direction,
+  // 64 at about 275 (docs/BENCHMARKS.md).
+  if (std::getenv("NCCL_MIN_CTAS") == nullptr && std::getenv("NCCL_MAX_CTAS") == nullptr) {
+    config.minCTAs = kCtas;
+    config.maxCTAs = kCtas;
+  }
   ncclComm_t comm = nullptr;
   ncclResult_t result =
       ncclCommInitRankConfig(&comm, cpu->size(), bootstrap.id, cpu->rank(), &config);
