@@ -107,8 +107,7 @@ bool GpuHasClusters() {
 // Forced split rows take any shape but float64; a forced cluster any forward row up to 8 CTAs
 // of 1024 threads of 8 packs, a forced cluster-smem any row up to 16 CTAs of the shared memory a
 // block may have. (By default the split path takes none of these shapes, the register cluster
-// none at all, cluster-smem the rows past 32768 columns but float32 log_softmax_grad's past 8
-// CTAs: LongAndFewRowsThroughTheDispatch.)
+// none at all, cluster-smem the long rows below: LongAndFewRowsThroughTheDispatch.)
 std::string ExpectedPath(SoftmaxImpl impl, DataType dtype, int64_t cols, bool log, bool backward) {
   if (dtype == DataType::kFloat64 || impl == SoftmaxImpl::kBlockUncached) {
     return "uncached";
@@ -123,13 +122,12 @@ std::string ExpectedPath(SoftmaxImpl impl, DataType dtype, int64_t cols, bool lo
     }
     impl = SoftmaxImpl::kAuto;
   }
-  // Up to 16 CTAs of 227 KB: every shape here; by default rows past 32768 columns (the tests'
-  // shapes have too few bytes for the split path and stay under the backward's 96 KB of
-  // slices), backward float32 log_softmax's only up to 8 CTAs of 32 KB slices (2048 packs)
-  const bool log_f32_backward_past_8_ctas = log && backward && float32 && cols / 4 > 8 * 2048;
-  if (GpuHasClusters() &&
-      (impl == SoftmaxImpl::kClusterSmem ||
-       (impl == SoftmaxImpl::kAuto && cols > 32768 && !log_f32_backward_past_8_ctas))) {
+  // Up to 16 CTAs of 227 KB: every shape here; by default forward rows past 32768 columns,
+  // backward float32 ones past 8192 and 16-bit ones from 2048 (the tests' shapes have too few
+  // bytes for the split path and stay under the backward's 128 KB of slices)
+  const int64_t auto_cluster_smem_min = !backward ? 32769 : float32 ? 8193 : 2048;
+  if (GpuHasClusters() && (impl == SoftmaxImpl::kClusterSmem ||
+                           (impl == SoftmaxImpl::kAuto && cols >= auto_cluster_smem_min))) {
     return "cluster-smem";
   }
   if (impl == SoftmaxImpl::kClusterSmem) {

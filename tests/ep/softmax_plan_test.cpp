@@ -191,16 +191,18 @@ TEST(SoftmaxPlanTest, ClusterSmemPlansCoverTheRowInTheFewestSlices) {
   // 16 x 2 x 37.5 KB: under 96 KB, but past 64 KB on 80 CTAs (the few-rows rule)
   EXPECT_FALSE(TakesClusterSmem(kSms, 5, 300001, 2, kSoftmaxBackward, kSmem));
   EXPECT_FALSE(TakesClusterSmem(kSms, 1, 1048579, 2, kSoftmaxBackward, kSmem));  // 16 x 2 x 128 KB
-  // Many rows: slices past 96 KB in all, and float32 log_softmax past 8 CTAs, stay uncached
-  EXPECT_FALSE(TakesClusterSmem(kSms, 1024, 262143, 4, kSoftmaxBackward, kSmem));  // 64 KB each
-  EXPECT_TRUE(TakesClusterSmem(kSms, 1024, 151936, 4, kSoftmaxBackward, kSmem));   // 37 KB each
-  EXPECT_TRUE(TakesClusterSmem(kSms, 1024, 196608, 4, kSoftmaxBackward, kSmem));   // 48 KB each
-  EXPECT_FALSE(TakesClusterSmem(kSms, 1024, 196612, 4, kSoftmaxBackward, kSmem));  // a pack more
-  EXPECT_TRUE(TakesClusterSmem(kSms, 1024, 262143, 2, kSoftmaxBackward, kSmem));   // 32 KB each
-  EXPECT_TRUE(TakesClusterSmem(kSms, 1024, 262143, 2, kLogSoftmaxBackward, kSmem));
-  EXPECT_TRUE(TakesClusterSmem(kSms, 1024, 131072, 4, kSoftmaxBackward, kSmem));  // 16 CTAs
-  EXPECT_FALSE(TakesClusterSmem(kSms, 1024, 131072, 4, kLogSoftmaxBackward, kSmem));
-  EXPECT_TRUE(TakesClusterSmem(kSms, 1024, 65536, 4, kLogSoftmaxBackward, kSmem));  // 8 CTAs
+  // Many rows: backward from 8193 float32 and 2048 16-bit columns, forward past 32768
+  EXPECT_FALSE(TakesClusterSmem(kSms, 1024, 8192, 4, kSoftmaxBackward, kSmem));
+  EXPECT_TRUE(TakesClusterSmem(kSms, 1024, 8193, 4, kLogSoftmaxBackward, kSmem));
+  EXPECT_FALSE(TakesClusterSmem(kSms, 1024, 2047, 2, kSoftmaxBackward, kSmem));
+  EXPECT_TRUE(TakesClusterSmem(kSms, 1024, 2048, 2, kLogSoftmaxBackward, kSmem));
+  EXPECT_FALSE(TakesClusterSmem(kSms, 1024, 20000, 2, kForward, kSmem));
+  // Backward slices up to 128 KB in all, in either function
+  EXPECT_TRUE(TakesClusterSmem(kSms, 1024, 262143, 4, kSoftmaxBackward, kSmem));  // 64 KB each
+  EXPECT_TRUE(TakesClusterSmem(kSms, 1024, 262147, 4, kLogSoftmaxBackward, kSmem));
+  EXPECT_FALSE(TakesClusterSmem(kSms, 1024, 262148, 4, kSoftmaxBackward, kSmem));    // a pack more
+  EXPECT_TRUE(TakesClusterSmem(kSms, 1024, 131072, 4, kLogSoftmaxBackward, kSmem));  // 16 CTAs
+  EXPECT_TRUE(TakesClusterSmem(kSms, 1024, 262143, 2, kLogSoftmaxBackward, kSmem));  // 32 KB each
 }
 
 }  // namespace

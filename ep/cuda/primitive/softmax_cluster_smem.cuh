@@ -161,6 +161,39 @@ struct SliceOfRow {
   }
 };
 
+// Cluster c's rows c, c + clusters, ...: issues the first row's copies into the slices, then
+// calls row_pass(row, slice, write_and_issue_next) for each. load(slice, row) gives the copy of
+// pack p of a row's slices; write_and_issue_next(count, write) runs write(p) over this row's
+// count packs while it issues the next row's copies (none after the last row).
+template <typename T, typename Load, typename RowPass>
+__device__ __forceinline__ void ForEachClusterRow(const T* a, int64_t rows, int64_t cols,
+                                                  int64_t slice_packs, Load load,
+                                                  RowPass row_pass) {
+  using Groups = SliceGroups<kClusterSmemLoadGroups>;
+  const cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+  const unsigned rank = cluster.block_rank();
+  const unsigned ctas = cluster.num_blocks();
+  const int64_t clusters = gridDim.x / ctas;
+  const auto slice_of = [&](int64_t row) {
+    return SliceOfRow<T>(a + row * cols, cols, rank, slice_packs);
+  };
+  int64_t row = blockIdx.x / ctas;
+  if (row < rows) {
+    const SliceOfRow<T> first = slice_of(row);
+    Groups(first.count).Issue(load(first, row));
+  }
+  for (; row < rows; row += clusters) {
+    const int64_t next_row = row + clusters < rows ? row + clusters : -1;
+    const auto write_and_issue_next = [&](int count, auto write) {
+      // Built here rather than with the row's so that it is not held through the reductions.
+      const SliceOfRow<T> next = slice_of(next_row >= 0 ? next_row : row);
+      WriteAndIssueNext(count, Groups(next_row >= 0 ? next.count : 0), write,
+                        load(next, next_row >= 0 ? next_row : row));
+    };
+    row_pass(row, slice_of(row), write_and_issue_next);
+  }
+}
+
 // x and y start 16-byte aligned (the launcher checks). The dynamic shared memory holds
 // slice_packs 16-byte packs (at most 227 KB, so an int indexes them). The row's edge elements
 // (before its first 16-byte boundary and after its last whole pack) are CTA 0's, one a thread
@@ -187,83 +220,70 @@ __global__ void __launch_bounds__(kClusterSmemMaxThreads)
       sizeof(max_partials) + sizeof(sum_partials) + sizeof(partial) <= kClusterSmemStaticBytes,
       "the plan's bound on static shared memory holds");
   cg::cluster_group cluster = cg::this_cluster();
-  const unsigned rank = cluster.block_rank();
   const unsigned ctas = cluster.num_blocks();
-  const int64_t clusters = gridDim.x / ctas;
-  const auto slice_of = [&](int64_t row) {
-    return SliceOfRow<T>(x + row * cols, cols, rank, slice_packs);
-  };
   const int tid = static_cast<int>(threadIdx.x);
   const int threads = static_cast<int>(blockDim.x);
-
-  int64_t row = blockIdx.x / ctas;
-  if (row < rows) {
-    const SliceOfRow<T> first = slice_of(row);
-    const P* first_x = first.Packs(x + row * cols);
-    Groups(first.count).Issue([&](int p) { CpAsync<16>(slice + p, first_x + p); });
-  }
-  for (; row < rows; row += clusters) {
-    const SliceOfRow<T> cur = slice_of(row);
-    const ClusterRow<T>& layout = cur.layout;
-    const C edge =
-        layout.edge_col >= 0 ? ToCompute(x[row * cols + layout.edge_col]) : NegativeInfinity<C>();
-    PackMax<T, kPack> pack_max;
-    Groups(cur.count).ForEachLanded([&](int p) { pack_max.Add(slice[p]); });
-    const C slice_max =
-        BlockAllReduceAnySize(Max(C(pack_max.Value()), edge), MaxOp(), max_partials);
-    // A slice of only -inf (or none) sums against 0, so that its terms are 0 rather than NaN.
-    const C ref = slice_max == NegativeInfinity<C>() ? C(0) : slice_max;
-    S sum = 0;
+  const auto load = [&](const SliceOfRow<T>& of, int64_t row) {
+    const P* row_x = of.Packs(x + row * cols);
+    return [=](int p) { CpAsync<16>(slice + p, row_x + p); };
+  };
+  ForEachClusterRow<T>(
+      x, rows, cols, slice_packs, load,
+      [&](int64_t row, const SliceOfRow<T>& cur, const auto& write_and_issue_next) {
+        const ClusterRow<T>& layout = cur.layout;
+        const C edge = layout.edge_col >= 0 ? ToCompute(x[row * cols + layout.edge_col])
+                                            : NegativeInfinity<C>();
+        PackMax<T, kPack> pack_max;
+        Groups(cur.count).ForEachLanded([&](int p) { pack_max.Add(slice[p]); });
+        const C slice_max =
+            BlockAllReduceAnySize(Max(C(pack_max.Value()), edge), MaxOp(), max_partials);
+        // A slice of only -inf (or none) sums against 0, so that its terms are 0 rather than NaN.
+        const C ref = slice_max == NegativeInfinity<C>() ? C(0) : slice_max;
+        S sum = 0;
 #pragma unroll 4
-    for (int p = tid; p < cur.count; p += threads) {
-      P v = slice[p];
+        for (int p = tid; p < cur.count; p += threads) {
+          P v = slice[p];
 #pragma unroll
-      for (int i = 0; i < kPack; ++i) {
-        const C d = ToCompute(v.elem[i]) - ref;
-        if constexpr (kHoldExp) {
-          v.elem[i] = HoldAndSum<T, kAlgorithm>(d, &sum);
-        } else {
-          sum += ExpFor<T, kAlgorithm>(d);
+          for (int i = 0; i < kPack; ++i) {
+            const C d = ToCompute(v.elem[i]) - ref;
+            if constexpr (kHoldExp) {
+              v.elem[i] = HoldAndSum<T, kAlgorithm>(d, &sum);
+            } else {
+              sum += ExpFor<T, kAlgorithm>(d);
+            }
+          }
+          if constexpr (kHoldExp) {
+            slice[p] = v;
+          }
         }
-      }
-      if constexpr (kHoldExp) {
-        slice[p] = v;
-      }
-    }
-    sum += ExpFor<T, kAlgorithm>(edge - ref);  // exp(-inf) = 0 for threads without an edge
-    const S slice_sum = BlockAllReduceAnySize(sum, SumOp(), sum_partials);
-    if (tid == 0) {
-      partial.max = slice_max;
-      partial.sum = slice_sum;
-    }
-    cluster.sync();
+        sum += ExpFor<T, kAlgorithm>(edge - ref);  // exp(-inf) = 0 for threads without an edge
+        const S slice_sum = BlockAllReduceAnySize(sum, SumOp(), sum_partials);
+        if (tid == 0) {
+          partial.max = slice_max;
+          partial.sum = slice_sum;
+        }
+        cluster.sync();
 
-    // The row's max, then its sum: each slice's sum rescaled from its own max to the row's. A
-    // slice without a finite max adds 0 (times its sum, which carries a NaN).
-    C row_max = NegativeInfinity<C>();
-    for (unsigned r = 0; r < ctas; ++r) {
-      row_max = Max(row_max, cluster.map_shared_rank(&partial, r)->max);
-    }
-    S row_sum = 0;
-    for (unsigned r = 0; r < ctas; ++r) {
-      const SlicePartial<C, S> part = *cluster.map_shared_rank(&partial, r);
-      const C factor = part.max == NegativeInfinity<C>() ? C(0) : Exp(part.max - row_max);
-      row_sum = row_sum + part.sum * factor;
-    }
-    ClusterArrive();  // this CTA has read the others' partials
-    const C scale = RowScale<kAlgorithm, C>(row_sum);
-    // What a held exp(x - ref) is multiplied by: exp(ref - row max) / row sum.
-    const C held_scale =
-        (slice_max == NegativeInfinity<C>() ? C(0) : Exp(slice_max - row_max)) * scale;
+        // The row's max, then its sum: each slice's sum rescaled from its own max to the row's. A
+        // slice without a finite max adds 0 (times its sum, which carries a NaN).
+        C row_max = NegativeInfinity<C>();
+        for (unsigned r = 0; r < ctas; ++r) {
+          row_max = Max(row_max, cluster.map_shared_rank(&partial, r)->max);
+        }
+        S row_sum = 0;
+        for (unsigned r = 0; r < ctas; ++r) {
+          const SlicePartial<C, S> part = *cluster.map_shared_rank(&partial, r);
+          const C factor = part.max == NegativeInfinity<C>() ? C(0) : Exp(part.max - row_max);
+          row_sum = row_sum + part.sum * factor;
+        }
+        ClusterArrive();  // this CTA has read the others' partials
+        const C scale = RowScale<kAlgorithm, C>(row_sum);
+        // What a held exp(x - ref) is multiplied by: exp(ref - row max) / row sum.
+        const C held_scale =
+            (slice_max == NegativeInfinity<C>() ? C(0) : Exp(slice_max - row_max)) * scale;
 
-    const int64_t next_row = row + clusters;
-    const bool has_next = next_row < rows;
-    const SliceOfRow<T> next = slice_of(has_next ? next_row : row);
-    const P* next_x = next.Packs(x + (has_next ? next_row : row) * cols);
-    P* body_y = cur.Packs(y + row * cols);
-    WriteAndIssueNext(
-        cur.count, Groups(has_next ? next.count : 0),
-        [&](int p) {
+        P* body_y = cur.Packs(y + row * cols);
+        write_and_issue_next(cur.count, [&](int p) {
           const P v = slice[p];
           C out[kPack];
 #pragma unroll
@@ -276,15 +296,15 @@ __global__ void __launch_bounds__(kClusterSmemMaxThreads)
             }
           }
           StorePack<kPack>(out, body_y[p].elem);
-        },
-        [&](int p) { CpAsync<16>(slice + p, next_x + p); });
-    if (layout.edge_col >= 0) {
-      const C d = edge - row_max;
-      y[row * cols + layout.edge_col] =
-          FromCompute<T>(kSoftmax ? ExpFor<T, kAlgorithm>(d) * scale : d - scale);
-    }
-    ClusterWait();  // no CTA writes its next partial, or leaves, while another may read this one
-  }
+        });
+        if (layout.edge_col >= 0) {
+          const C d = edge - row_max;
+          y[row * cols + layout.edge_col] =
+              FromCompute<T>(kSoftmax ? ExpFor<T, kAlgorithm>(d) * scale : d - scale);
+        }
+        ClusterWait();  // no CTA writes its next partial, or leaves, while another may read this
+                        // one
+      });
 }
 
 // dx of softmax, y * (dy - sum(y * dy)), or of log_softmax, dy - exp(y) * sum(dy): each CTA's
@@ -309,64 +329,49 @@ __global__ void __launch_bounds__(kClusterSmemMaxThreads)
   static_assert(sizeof(sum_partials) + sizeof(partial) <= kClusterSmemStaticBytes,
                 "the plan's bound on static shared memory holds");
   cg::cluster_group cluster = cg::this_cluster();
-  const unsigned rank = cluster.block_rank();
   const unsigned ctas = cluster.num_blocks();
-  const int64_t clusters = gridDim.x / ctas;
-  const auto slice_of = [&](int64_t row) {
-    return SliceOfRow<T>(y + row * cols, cols, rank, slice_packs);
-  };
   // A copy of pack p of y's and dy's row into the slices.
-  const auto loader = [&](const SliceOfRow<T>& slice, int64_t row) {
-    const P* row_y = slice.Packs(y + row * cols);
-    const P* row_dy = slice.Packs(dy + row * cols);
+  const auto load = [&](const SliceOfRow<T>& of, int64_t row) {
+    const P* row_y = of.Packs(y + row * cols);
+    const P* row_dy = of.Packs(dy + row * cols);
     return [=](int p) {
       CpAsync<16>(y_slice + p, row_y + p);
       CpAsync<16>(dy_slice + p, row_dy + p);
     };
   };
-
-  int64_t row = blockIdx.x / ctas;
-  if (row < rows) {
-    const SliceOfRow<T> first = slice_of(row);
-    Groups(first.count).Issue(loader(first, row));
-  }
-  for (; row < rows; row += clusters) {
-    const SliceOfRow<T> cur = slice_of(row);
-    const int64_t row_start = row * cols;
-    const int64_t edge_col = cur.layout.edge_col;
-    const bool has_edge = edge_col >= 0;
-    const C edge_y = has_edge ? ToCompute(y[row_start + edge_col]) : C(0);
-    const C edge_dy = has_edge ? ToCompute(dy[row_start + edge_col]) : C(0);
-    C sum = kSoftmax ? edge_y * edge_dy : edge_dy;
-    Groups(cur.count).ForEachLanded([&](int p) {
-      const P yv = y_slice[p];
-      const P dv = dy_slice[p];
+  ForEachClusterRow<T>(
+      y, rows, cols, slice_packs, load,
+      [&](int64_t row, const SliceOfRow<T>& cur, const auto& write_and_issue_next) {
+        const int64_t row_start = row * cols;
+        const int64_t edge_col = cur.layout.edge_col;
+        const bool has_edge = edge_col >= 0;
+        const C edge_y = has_edge ? ToCompute(y[row_start + edge_col]) : C(0);
+        const C edge_dy = has_edge ? ToCompute(dy[row_start + edge_col]) : C(0);
+        C sum = kSoftmax ? edge_y * edge_dy : edge_dy;
+        Groups(cur.count).ForEachLanded([&](int p) {
+          const P yv = y_slice[p];
+          const P dv = dy_slice[p];
 #pragma unroll
-      for (int i = 0; i < kPack; ++i) {
-        sum += kSoftmax ? ToCompute(yv.elem[i]) * ToCompute(dv.elem[i]) : ToCompute(dv.elem[i]);
-      }
-    });
-    const C slice_sum = BlockAllReduceAnySize(sum, SumOp(), sum_partials);
-    if (threadIdx.x == 0) {
-      partial = slice_sum;
-    }
-    cluster.sync();
-    C row_sum = 0;
-    for (unsigned r = 0; r < ctas; ++r) {
-      row_sum += *cluster.map_shared_rank(&partial, r);
-    }
-    ClusterArrive();  // this CTA has read the others' partials
+          for (int i = 0; i < kPack; ++i) {
+            sum += kSoftmax ? ToCompute(yv.elem[i]) * ToCompute(dv.elem[i]) : ToCompute(dv.elem[i]);
+          }
+        });
+        const C slice_sum = BlockAllReduceAnySize(sum, SumOp(), sum_partials);
+        if (threadIdx.x == 0) {
+          partial = slice_sum;
+        }
+        cluster.sync();
+        C row_sum = 0;
+        for (unsigned r = 0; r < ctas; ++r) {
+          row_sum += *cluster.map_shared_rank(&partial, r);
+        }
+        ClusterArrive();  // this CTA has read the others' partials
 
-    const auto grad = [&](C yv, C dyv) {
-      return kSoftmax ? yv * (dyv - row_sum) : dyv - ExpFor<T, kAlgorithm>(yv) * row_sum;
-    };
-    const int64_t next_row = row + clusters;
-    const bool has_next = next_row < rows;
-    const SliceOfRow<T> next = slice_of(has_next ? next_row : row);
-    P* row_dx = cur.Packs(dx + row_start);
-    WriteAndIssueNext(
-        cur.count, Groups(has_next ? next.count : 0),
-        [&](int p) {
+        const auto grad = [&](C yv, C dyv) {
+          return kSoftmax ? yv * (dyv - row_sum) : dyv - ExpFor<T, kAlgorithm>(yv) * row_sum;
+        };
+        P* row_dx = cur.Packs(dx + row_start);
+        write_and_issue_next(cur.count, [&](int p) {
           const P yv = y_slice[p];
           const P dv = dy_slice[p];
           C out[kPack];
@@ -375,13 +380,13 @@ __global__ void __launch_bounds__(kClusterSmemMaxThreads)
             out[i] = grad(ToCompute(yv.elem[i]), ToCompute(dv.elem[i]));
           }
           StorePack<kPack>(out, row_dx[p].elem);
-        },
-        loader(next, has_next ? next_row : row));
-    if (has_edge) {
-      dx[row_start + edge_col] = FromCompute<T>(grad(edge_y, edge_dy));
-    }
-    ClusterWait();  // no CTA writes its next partial, or leaves, while another may read this one
-  }
+        });
+        if (has_edge) {
+          dx[row_start + edge_col] = FromCompute<T>(grad(edge_y, edge_dy));
+        }
+        ClusterWait();  // no CTA writes its next partial, or leaves, while another may read this
+                        // one
+      });
 }
 
 template <typename T, SoftmaxAlgorithm kAlgorithm>

@@ -237,30 +237,34 @@ inline ClusterSmemPlan PlanClusterSmemOf(int64_t cols, int elem_size, int tensor
 // (log_softmax).
 enum class ClusterSmemPass { kForward, kSoftmaxBackward, kLogSoftmaxBackward };
 
-// By default rows (softmax and log_softmax, forward and backward) of 16- and 32-bit types past
-// the register path's longest (32768 columns): there the forward measured faster than the
-// register cluster, the shared-memory and the uncached kernels (docs/BENCHMARKS.md). Of the few
-// rows the split path would take, only those whose slices are at most 64 KB (several CTAs an SM),
-// or fit max_slice_bytes in clusters on at most half the SMs: where slices of 128 KB filled every
-// SM, one CTA each, the split path measured faster. Backward, y's and dy's slices (half as long
-// each) only while both take at most 96 KB (two CTAs an SM; 74 KB measured faster than the
-// uncached kernel, 128 KB not), and float32 log_softmax's only in clusters of up to 8: past
-// them the uncached kernel measured as fast or faster. Rows too long for 16 slices of the
-// device's shared memory stay on the other paths. max_slice_bytes: the dynamic shared memory a
-// block may have.
+// By default, forward (softmax and log_softmax) rows of 16- and 32-bit types past the register
+// path's longest (32768 columns): there the forward measured faster than the register cluster,
+// the shared-memory and the uncached kernels (docs/BENCHMARKS.md). Backward, where the looping
+// clusters measured faster than the shared-memory and uncached kernels: float32 rows past 8192
+// columns (to 8192 the shared-memory kernel was faster), 16-bit ones from 2048, while y's and
+// dy's slices take at most 128 KB together (one CTA an SM). Of the few rows the split path
+// would take, only those whose slices are at most 64 KB (several CTAs an SM), or fit
+// max_slice_bytes in clusters on at most half the SMs: where slices of 128 KB filled every SM,
+// one CTA each, the split path measured faster. Rows too long for 16 slices of the device's
+// shared memory stay on the other paths. max_slice_bytes: the dynamic shared memory a block may
+// have.
 constexpr int64_t kClusterSmemMinCols = 32768;
-constexpr int64_t kClusterSmemBackwardMaxBytes = int64_t{96} << 10;
+constexpr int64_t kClusterSmemBackwardMinCols32 = 8192;  // float32: past it
+constexpr int64_t kClusterSmemBackwardMinCols16 = 2048;  // 16-bit: from it
+constexpr int64_t kClusterSmemBackwardMaxBytes = int64_t{128} << 10;
 inline bool TakesClusterSmem(int sm_count, int64_t rows, int64_t cols, int elem_size,
                              ClusterSmemPass pass, int64_t max_slice_bytes) {
-  if (elem_size == 8 || cols <= kClusterSmemMinCols) {
+  const bool backward = pass != ClusterSmemPass::kForward;
+  const bool long_enough = !backward ? cols > kClusterSmemMinCols
+                                     : (elem_size == 4 ? cols > kClusterSmemBackwardMinCols32
+                                                       : cols >= kClusterSmemBackwardMinCols16);
+  if (elem_size == 8 || !long_enough) {
     return false;
   }
-  const int tensors = pass == ClusterSmemPass::kForward ? 1 : 2;
+  const int tensors = backward ? 2 : 1;
   const ClusterSmemPlan plan = PlanClusterSmemOf(cols, elem_size, tensors);
   const int64_t bytes = plan.SmemBytes(tensors);
-  if (tensors == 2 &&
-      (bytes > kClusterSmemBackwardMaxBytes ||
-       (pass == ClusterSmemPass::kLogSoftmaxBackward && elem_size == 4 && plan.ctas > 8))) {
+  if (backward && bytes > kClusterSmemBackwardMaxBytes) {
     return false;
   }
   if (!TakesSplitRows(sm_count, rows, cols, elem_size)) {
