@@ -449,11 +449,13 @@ Maybe<std::unique_ptr<Communicator>> NewNcclCommunicator(GlooCommunicator* cpu, 
   config.blocking = g_blocking ? 1 : 0;
   // 64 CTAs a collective (NCCL_MIN_CTAS or NCCL_MAX_CTAS, when set, decide instead): between two
   // H200s NCCL's default channels move S(0) -> S(1)'s all-to-all at about 240 GB/s a direction,
-  // 64 at about 275 (docs/BENCHMARKS.md).
+  // 64 at about 260-268 (docs/BENCHMARKS.md). The fields exist from NCCL 2.17.
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 17, 0)
   if (std::getenv("NCCL_MIN_CTAS") == nullptr && std::getenv("NCCL_MAX_CTAS") == nullptr) {
     config.minCTAs = kCtas;
     config.maxCTAs = kCtas;
   }
+#endif
   ncclComm_t comm = nullptr;
   ncclResult_t result =
       ncclCommInitRankConfig(&comm, cpu->size(), bootstrap.id, cpu->rank(), &config);

@@ -356,10 +356,10 @@ TEST_F(CudaSoftmaxTest, RegisterPathBlocksLoopOverMoreRowsThanTheGrid) {
 }
 
 // By default: a quarter as many rows as SMs or fewer, long and in a tensor of 2 MB or more,
-// split over blocks (a row of 2^20 + 3 columns, odd lengths); rows past 32768 columns on clusters
-// holding a row at a time in shared memory, of those few rows where slices of 64 KB (forward; two
-// of 32 KB backward) hold a row or clusters take at most half the SMs. Where the GPU has no
-// clusters: the split path or the block kernels.
+// split over blocks (a row of 2^20 + 3 columns, odd lengths); long rows (forward past 32768
+// columns) on clusters holding a row at a time in shared memory, of those few rows where slices of
+// 64 KB (forward; two of 32 KB backward) hold a row or clusters take at most half the SMs. Where
+// the GPU has no clusters: the split path or the block kernels.
 TEST_F(CudaSoftmaxTest, LongAndFewRowsThroughTheDispatch) {
   const int64_t sms = Unwrap(ep::GetCudaDeviceProperties(0))->sm_count;
   struct Case {

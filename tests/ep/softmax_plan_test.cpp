@@ -137,8 +137,9 @@ TEST(SoftmaxPlanTest, ClusterPlansHoldTheRow) {
 // Cluster-smem plans: the fewest CTAs (up to 16) whose slices of whole packs cover the row's
 // packs within 64 KB (or the size asked), with a thread per 16 packs of a slice (64 to 512);
 // longer rows take 16 CTAs and leave the launcher to check that a slice fits shared memory. By
-// default the path takes 16- and 32-bit rows past 32768 columns, and of the split path's few rows
-// those it measured faster on.
+// default the path takes 16- and 32-bit forward rows past 32768 columns, backward ones from 8193
+// (float32) or 2048 (16-bit) columns, and of the split path's few rows those it measured faster
+// on.
 TEST(SoftmaxPlanTest, ClusterSmemPlansCoverTheRowInTheFewestSlices) {
   for (int elem_size : {4, 2}) {
     const int64_t pack = PackOf(elem_size);
@@ -188,7 +189,7 @@ TEST(SoftmaxPlanTest, ClusterSmemPlansCoverTheRowInTheFewestSlices) {
   // Backward: y's and dy's slices, 32 KB each in the fewest CTAs
   EXPECT_TRUE(TakesClusterSmem(kSms, kSms, 65536, 4, kSoftmaxBackward, kSmem));
   EXPECT_TRUE(TakesClusterSmem(kSms, 33, 65536, 4, kSoftmaxBackward, kSmem));  // 8 x 2 x 32 KB
-  // 16 x 2 x 37.5 KB: under 96 KB, but past 64 KB on 80 CTAs (the few-rows rule)
+  // 16 x 2 x 37.5 KB: under 128 KB, but past 64 KB on 80 CTAs (the few-rows rule)
   EXPECT_FALSE(TakesClusterSmem(kSms, 5, 300001, 2, kSoftmaxBackward, kSmem));
   EXPECT_FALSE(TakesClusterSmem(kSms, 1, 1048579, 2, kSoftmaxBackward, kSmem));  // 16 x 2 x 128 KB
   // Many rows: backward from 8193 float32 and 2048 16-bit columns, forward past 32768
