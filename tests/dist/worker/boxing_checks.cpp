@@ -23,16 +23,15 @@ Maybe<Tensor> Whole(const Shape& shape, int seed, const Device& device) {
   return Tensor::FromVector<float>(values, shape, device);
 }
 
-// The elements of `whole` (rank 2) in rows or columns [begin, end) of `axis`.
+// The elements of `whole` whose index along `axis` lies in [begin, end), in order.
 std::vector<float> Slice(const std::vector<float>& whole, const Shape& shape, int64_t axis,
                          SplitRange range) {
+  const int64_t inner = shape.Count(axis + 1, shape.rank());
   std::vector<float> out;
-  for (int64_t r = 0; r < shape[0]; ++r) {
-    for (int64_t c = 0; c < shape[1]; ++c) {
-      const int64_t at = axis == 0 ? r : c;
-      if (at >= range.begin && at < range.begin + range.size) {
-        out.push_back(whole[static_cast<size_t>(r * shape[1] + c)]);
-      }
+  for (size_t e = 0; e < whole.size(); ++e) {
+    const int64_t at = static_cast<int64_t>(e) / inner % shape[axis];
+    if (at >= range.begin && at < range.begin + range.size) {
+      out.push_back(whole[e]);
     }
   }
   return out;
@@ -108,6 +107,15 @@ Maybe<int64_t> CheckBoxing(const Device& device) {
       OFLITE_JUST(CheckPair(x, placement, from, to));
       ++checks;
     }
+  }
+  // A rank-3 tensor: even parts along every axis on two or four ranks (S(0) -> S(j)'s one-pack
+  // route), axis 2 split unevenly on three.
+  Tensor even;
+  OFLITE_ASSIGN_OR_RETURN(even, Whole(Shape{12, 6, 8}, 4, device));
+  for (const auto& [from, to] : std::vector<std::pair<Sbp, Sbp>>{
+           {SplitSbp(0), SplitSbp(1)}, {SplitSbp(0), SplitSbp(2)}, {SplitSbp(1), SplitSbp(0)}}) {
+    OFLITE_JUST(CheckPair(even, placement, from, to));
+    ++checks;
   }
   const std::vector<std::pair<Sbp, Sbp>> layouts = {{SplitSbp(0), BroadcastSbp()},
                                                     {BroadcastSbp(), SplitSbp(1)},
