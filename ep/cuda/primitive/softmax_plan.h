@@ -232,9 +232,9 @@ inline ClusterSmemPlan PlanClusterSmemOf(int64_t cols, int elem_size, int tensor
   return PlanClusterSmem(cols, elem_size, kClusterSmemSliceBytes / tensors);
 }
 
-// Which call a rule is for. Backward rows not on the cluster-smem path go to the uncached
-// kernel (or, few rows, the split path), which reads y and dy twice (softmax) or dy twice
-// (log_softmax).
+// Which call a rule is for (softmax's and log_softmax's backward share theirs today). Backward
+// rows not on the cluster-smem path go to the shared-memory or uncached kernel (or, few rows,
+// the split path).
 enum class ClusterSmemPass { kForward, kSoftmaxBackward, kLogSoftmaxBackward };
 
 // By default, forward (softmax and log_softmax) rows of 16- and 32-bit types past the register
