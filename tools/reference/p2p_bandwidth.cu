@@ -6,7 +6,8 @@
 // direction; "both ways" runs both GPUs at once, as the all-to-all does.
 //
 // usage: p2p_bandwidth [rows cols]   (nvcc -O2 -arch=sm_90 -o p2p_bandwidth p2p_bandwidth.cu;
-//        default 4096 x 8192, the peer half of a (8192, 8192) float32 S(0) -> S(1) on 2 ranks)
+//        default 4096 x 8192, the peer half of a (8192, 8192) float32 S(0) -> S(1) on 2 ranks;
+//        8192 x 2048 has the 8 KB rows of a (16384, 8192) bfloat16 one)
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -174,6 +175,24 @@ int main(int argc, char** argv) {
              [&](Gpu& g) {
                CopyWords<<<blocks(g, 4), 256, 0, g.stream>>>(shard[g.id] + words, out[1 - g.id],
                                                              rows, words, 2 * words, words);
+             },
+             reps));
+  // The same two strided copies by cudaMemcpy2DAsync (what wip/a2a-peer-rows timed as a whole).
+  const size_t row_bytes = static_cast<size_t>(cols) * 4;
+  report("copy engine 2-D, strided peer part, both ways",
+         Time(
+             gpus,
+             [&](Gpu& g) {
+               CHECK(cudaMemcpy2DAsync(out[1 - g.id], row_bytes, shard[g.id] + words, 2 * row_bytes,
+                                       row_bytes, rows, cudaMemcpyDefault, g.stream));
+             },
+             reps));
+  report("cudaMemcpy2DAsync, local own part",
+         Time(
+             first,
+             [&](Gpu& g) {
+               CHECK(cudaMemcpy2DAsync(out[0], row_bytes, shard[0], 2 * row_bytes, row_bytes, rows,
+                                       cudaMemcpyDeviceToDevice, g.stream));
              },
              reps));
   report("local strided copy of the own part", Time(
