@@ -6,8 +6,9 @@
 // direction; "both ways" runs both GPUs at once, as the all-to-all does.
 //
 // usage: p2p_bandwidth [rows cols]   (nvcc -O2 -arch=sm_90 -o p2p_bandwidth p2p_bandwidth.cu;
-//        default 4096 x 8192, the peer half of a (8192, 8192) float32 S(0) -> S(1) on 2 ranks;
-//        8192 x 2048 has the 8 KB rows of a (16384, 8192) bfloat16 one)
+//        default 4096 x 8192, rows of 32 KB; 4096 x 4096 is the peer half of a (8192, 8192)
+//        float32 S(0) -> S(1) on 2 ranks, 8192 x 2048 has the 8 KB rows of a (16384, 8192)
+//        bfloat16 one)
 #include <cuda_runtime.h>
 
 #include <algorithm>
