@@ -20,6 +20,7 @@
 #include <thread>
 #include <utility>
 
+#include "dist/peer_column_gather.h"
 #include "oneflow_lite/ep/stream.h"
 #endif
 
@@ -97,6 +98,7 @@ class NcclCommunicator final : public Communicator {
         timeout_(timeout),
         check_calls_(CheckCallsEnabled()) {}
   ~NcclCommunicator() override {
+    gather_.reset();
     int caller = -1;  // the destroying thread's current device, given back at the end
     cudaGetDevice(&caller);
     cudaSetDevice(device_);
@@ -237,6 +239,26 @@ class NcclCommunicator final : public Communicator {
     return Run(call.kind, s, [&]() {
       return ncclBroadcast(buffer, buffer, count, NcclType(dtype), root, comm_, s);
     });
+  }
+
+  // Over peer windows (dist/peer_column_gather.h) where every rank can map every other's GPU
+  // memory; false otherwise, decided alike on every rank at the first call.
+  Maybe<bool> AllGatherColumns(const BlockProducer& produce, int64_t rows,
+                               const std::vector<int64_t>& cols, DataType dtype, void* out,
+                               ep::Stream* stream) override {
+    std::lock_guard<std::mutex> lock(mutex_);  // one collective at a time, in call order
+    CollectiveCall call;
+    call.kind = CollectiveKind::kAllGather;
+    call.dtype = dtype;
+    call.counts = &cols;
+    OFLITE_CHECK_OR_RETURN(rows >= 0, ValueError)
+        << "all_gather_columns: rows must be >= 0, got " << rows;
+    cudaStream_t s = nullptr;
+    OFLITE_JUST(Prepare(call, out, out, stream, &s));
+    if (gather_ == nullptr) {
+      gather_ = std::make_unique<PeerColumnGather>(cpu_, device_, timeout_);
+    }
+    return gather_->Run(produce, rows, cols, dtype, out, s);
   }
 
   // On the host, through the CPU communicator: work queued on streams before it is not waited
@@ -386,6 +408,7 @@ class NcclCommunicator final : public Communicator {
   std::chrono::milliseconds timeout_;
   bool check_calls_;  // the cross-rank check of each call's arguments (OFLITE_DIST_CHECK_CALLS)
   std::mutex mutex_;  // threads sharing the communicator queue whole collectives, one by one
+  std::unique_ptr<PeerColumnGather> gather_;  // made at the first AllGatherColumns
 };
 
 bool g_blocking = true;  // OFLITE_NCCL_BLOCKING, read once by PrepareNcclEnvironment

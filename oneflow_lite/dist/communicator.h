@@ -11,6 +11,7 @@
 #define ONEFLOW_LITE_DIST_COMMUNICATOR_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -57,6 +58,20 @@ class Communicator {
   virtual Maybe<void> Broadcast(void* buffer, int64_t count, DataType dtype, int root,
                                 ep::Stream* stream) = 0;
   virtual Maybe<void> Barrier() = 0;
+
+  // Writes rows [row, row + count) of this rank's block, contiguous (count x its columns), to
+  // `dst`, queued on the stream the gather was given.
+  using BlockProducer = std::function<Maybe<void>(int64_t row, int64_t count, void* dst)>;
+  // out (rows x sum of cols, row-major) on every rank = the ranks' blocks side by side, rank r's
+  // rows x cols[r], this rank's made by `produce`, which may be called for several row ranges in
+  // turn so that each range travels while the next is made (the all-gather after a matmul whose
+  // output is split over columns). Returns false, having called nothing, where the communicator
+  // has no such path: every rank then gets false alike, and the caller gathers another way.
+  virtual Maybe<bool> AllGatherColumns(const BlockProducer& /*produce*/, int64_t /*rows*/,
+                                       const std::vector<int64_t>& /*cols*/, DataType /*dtype*/,
+                                       void* /*out*/, ep::Stream* /*stream*/) {
+    return false;
+  }
 
   // Expires when the communicator is destroyed, so that holders of its address (global
   // tensors) can tell it is gone instead of using freed memory.

@@ -181,7 +181,9 @@ Maybe<GlobalTensor> GlobalDispatchOne(const std::string& op_type,
 std::string GlobalCallRecordToString(const GlobalCallRecord& record) {
   std::string text = record.call + ":";
   if (!record.signature.empty()) {
-    text += " " + record.signature + " (of " + std::to_string(record.candidates) + " signatures),";
+    text += " " + record.signature;
+    text +=
+        record.candidates > 0 ? " (of " + std::to_string(record.candidates) + " signatures)," : ",";
   }
   text += " boxing " + std::to_string(record.bytes) + " B:";
   if (record.boxing.empty()) {

@@ -46,7 +46,7 @@ Maybe<size_t> ChooseSbpSignature(const OpSchema& schema,
 struct GlobalCallRecord {
   std::string call;                  // the op, or "to_global" for a re-shard
   std::string signature;             // the chosen one, "a:S(0) b:B out:S(0)"; empty for a re-shard
-  size_t candidates = 0;             // signatures the op listed
+  size_t candidates = 0;             // signatures the op listed; 0 where the call chose itself
   int64_t bytes = 0;                 // the cost model's bytes of the boxing below
   std::vector<BoxingRecord> boxing;  // the steps that changed an SBP, in input order
 };

@@ -32,6 +32,14 @@ Maybe<GlobalTensor> Relu(const GlobalTensor& x);
 // torch.matmul's 1-D rules are not taken on global tensors (NotImplemented).
 Maybe<GlobalTensor> MatMul(const GlobalTensor& a, const GlobalTensor& b, bool transpose_a = false,
                            bool transpose_b = false, double alpha = 1.0);
+// The same product laid out as `out_sbp`: MatMul(...).ToGlobal(placement, out_sbp), except
+// that a product split over columns (a B, b split over its columns, rank-2 CUDA operands,
+// transpose_a false) wanted broadcast is made in row chunks, each chunk moving to the other
+// ranks while the next is computed, where the communicator can: ranks in processes of one host
+// whose GPUs reach each other's memory. Elsewhere (thread ranks, several hosts) it is the
+// product, then the gather.
+Maybe<GlobalTensor> MatMul(const GlobalTensor& a, const GlobalTensor& b, const NdSbp& out_sbp,
+                           bool transpose_a = false, bool transpose_b = false, double alpha = 1.0);
 // Any registered op by name.
 Maybe<std::vector<GlobalTensor>> Call(const std::string& op_type,
                                       const std::vector<GlobalTensor>& inputs,

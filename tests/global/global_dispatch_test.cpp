@@ -121,6 +121,31 @@ TEST(GlobalDispatchTest, MatmulOnThreeRanksUneven) {
   }
 }
 
+// MatMul naming the output's SBP: the product boxed to it (on CPU ranks always after the
+// product; on CUDA a B x S(1) product wanted B travels in row chunks, checked by the dist worker).
+TEST(GlobalDispatchTest, MatmulNamingTheOutputSbp) {
+  const int64_t m = 7, k = 4, n = 5;
+  const std::vector<double> a = test::RoundTo(test::RandomValues(m * k, 23), DataType::kFloat32);
+  const std::vector<double> b = test::RoundTo(test::RandomValues(k * n, 24), DataType::kFloat32);
+  std::vector<double> expected = MatmulReference(a, b, m, k, n);
+  for (double& e : expected) {
+    e *= 0.5;
+  }
+  for (const int world : {2, 3}) {
+    for (const Sbp& out_sbp : {BroadcastSbp(), SplitSbp(0), SplitSbp(1)}) {
+      ThreadGroup::Run(world, [&](int rank, ThreadCommunicator*) {
+        GlobalTensor out = test::Unwrap(functional::MatMul(
+            Global(a, Shape{m, k}, world, BroadcastSbp()),
+            Global(b, Shape{k, n}, world, SplitSbp(1)), {out_sbp}, false, false, 0.5));
+        const std::string what = "out " + SbpToString(out_sbp) + " rank " + std::to_string(rank);
+        EXPECT_EQ(out.sbp()[0], out_sbp) << what;
+        EXPECT_EQ(out.shape(), (Shape{m, n})) << what;
+        test::ExpectAllClose(Whole(out), expected, 1e-5, what, 1e-5);
+      });
+    }
+  }
+}
+
 std::vector<double> SoftmaxReference(const std::vector<double>& x, int64_t rows, int64_t cols) {
   std::vector<double> y(x.size());
   for (int64_t r = 0; r < rows; ++r) {
@@ -324,6 +349,22 @@ TEST(GlobalErrorTest, BadCallsOnGlobalTensors) {
   });
   ExpectSameErrorEverywhere(dim, ErrorKind::kIndexError, {"softmax", "dim 2"});
   ExpectSameErrorEverywhere(inner, ErrorKind::kValueError, {"matmul", "inner dims 3 and 2"});
+}
+
+TEST(GlobalErrorTest, BadMatmulsNamingTheOutputSbp) {
+  std::vector<RankError> undefined(2), inner(2), axis(2);
+  ThreadGroup::Run(2, [&](int rank, ThreadCommunicator*) {
+    GlobalTensor a = Global({1, 2, 3, 4, 5, 6}, Shape{2, 3}, 2, BroadcastSbp());
+    GlobalTensor b = Global({1, 2, 3, 4, 5, 6}, Shape{2, 3}, 2, SplitSbp(1));
+    const size_t r = static_cast<size_t>(rank);
+    Note(functional::MatMul(GlobalTensor(), b, {BroadcastSbp()}), &undefined[r]);
+    Note(functional::MatMul(a, b, {BroadcastSbp()}), &inner[r]);
+    Note(functional::MatMul(a, b, {SplitSbp(2)}, false, true), &axis[r]);
+  });
+  ExpectSameErrorEverywhere(undefined, ErrorKind::kValueError, {"matmul", "a is undefined"});
+  ExpectSameErrorEverywhere(inner, ErrorKind::kValueError, {"matmul", "inner dims 3 and 2"});
+  ExpectSameErrorEverywhere(axis, ErrorKind::kIndexError,
+                            {"split axis 2 is out of range", "shape (2, 2)"});
 }
 
 TEST(GlobalErrorTest, PlacementsNotSupportedYet) {

@@ -10,6 +10,7 @@
 #include "oneflow_lite/dist/process_group.h"
 #include "oneflow_lite/ep/device.h"
 #include "oneflow_lite/framework/attr_map.h"
+#include "oneflow_lite/framework/global_dispatch.h"
 #include "oneflow_lite/framework/global_tensor.h"
 #include "oneflow_lite/functional/functional.h"
 #include "oneflow_lite/functional/global.h"
@@ -155,27 +156,44 @@ Maybe<void> BenchGlobal(const BenchOptions& options) {
   Tensor x, w;
   OFLITE_ASSIGN_OR_RETURN(x, Tensor::Full(Shape{n, n}, 0.01, dtype, local));
   OFLITE_ASSIGN_OR_RETURN(w, Tensor::Full(Shape{n, n}, 0.01, dtype, local));
+  // The tensor-parallel product twice: the product then its S(1) -> B, and the call that names
+  // the output's SBP (made in row chunks that travel while the next is computed, where the
+  // communicator can; its line says which route it took).
   struct Parallel {
     const char* name;
     Sbp x_sbp, w_sbp;
+    bool out_sbp_named;
   };
-  for (const Parallel& p : {Parallel{"matmul x S(0) w B", SplitSbp(0), BroadcastSbp()},
-                            Parallel{"matmul x B w S(1), out -> B", BroadcastSbp(), SplitSbp(1)}}) {
+  for (const Parallel& p :
+       {Parallel{"matmul x S(0) w B", SplitSbp(0), BroadcastSbp(), false},
+        Parallel{"matmul x B w S(1), out -> B", BroadcastSbp(), SplitSbp(1), false},
+        Parallel{"matmul x B w S(1) out B", BroadcastSbp(), SplitSbp(1), true}}) {
     GlobalTensor gx, gw;
     OFLITE_ASSIGN_OR_RETURN(gx, GlobalTensor::FromWhole(x, placement, {p.x_sbp}));
     OFLITE_ASSIGN_OR_RETURN(gw, GlobalTensor::FromWhole(w, placement, {p.w_sbp}));
-    const bool gather = p.w_sbp.is_split();
+    const auto step = [&]() -> Maybe<void> {
+      GlobalTensor y;
+      if (p.out_sbp_named) {
+        OFLITE_ASSIGN_OR_RETURN(y, functional::MatMul(gx, gw, {BroadcastSbp()}));
+      } else {
+        OFLITE_ASSIGN_OR_RETURN(y, functional::MatMul(gx, gw));
+      }
+      if (!p.out_sbp_named && p.w_sbp.is_split()) {
+        OFLITE_ASSIGN_OR_RETURN(y, y.ToGlobal(placement, {BroadcastSbp()}));
+      }
+      return Ok();
+    };
+    std::string route;
+    if (p.out_sbp_named) {
+      GlobalTrace trace;
+      OFLITE_JUST(step());
+      route = trace.records().size() == 1 ? ", chunks" : ", 2 steps";
+    }
     double ms = 0;
-    OFLITE_ASSIGN_OR_RETURN(ms, MedianMs(options, cpu, ep_device->stream(), [&]() -> Maybe<void> {
-                              GlobalTensor y;
-                              OFLITE_ASSIGN_OR_RETURN(y, functional::MatMul(gx, gw));
-                              if (gather) {
-                                OFLITE_ASSIGN_OR_RETURN(y, y.ToGlobal(placement, {BroadcastSbp()}));
-                              }
-                              return Ok();
-                            }));
+    OFLITE_ASSIGN_OR_RETURN(ms, MedianMs(options, cpu, ep_device->stream(), step));
     if (report) {
-      std::printf("%-32s %10.3f ms  %8.1f TFLOP/s\n", p.name, ms, 2.0 * n * n * n / (ms * 1e9));
+      std::printf("%-36s %10.3f ms  %8.1f TFLOP/s\n", (p.name + route).c_str(), ms,
+                  2.0 * n * n * n / (ms * 1e9));
     }
   }
   double one = 0;
@@ -185,7 +203,7 @@ Maybe<void> BenchGlobal(const BenchOptions& options) {
                             return Ok();
                           }));
   if (report) {
-    std::printf("%-32s %10.3f ms  %8.1f TFLOP/s\n", "matmul on this rank's device alone", one,
+    std::printf("%-36s %10.3f ms  %8.1f TFLOP/s\n", "matmul on this rank's device alone", one,
                 2.0 * n * n * n / (one * 1e9));
   }
   dist::Shutdown();

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "oneflow_lite/dist/process_group.h"
@@ -88,6 +89,49 @@ Maybe<void> CheckMatMul(const Tensor& a, const Tensor& w, const Placement& place
   return Expect(got == want, what);
 }
 
+// MatMul naming the output's SBP against the local product: a B and w split over its columns
+// (on CUDA the product travels in row chunks), w transposed, and an output SBP it has to box to.
+Maybe<int64_t> CheckMatMulOutSbp(const Placement& placement, const Device& device) {
+  int64_t checks = 0;
+  // (m, k, n): uneven columns; more rows than chunks; a window larger than the first.
+  for (const auto& [m, k, n] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{
+           {5, 7, 3}, {37, 16, 13}, {1024, 64, 1030}}) {
+    Tensor a, w;
+    OFLITE_ASSIGN_OR_RETURN(a, Whole(Shape{m, k}, 5, device));
+    OFLITE_ASSIGN_OR_RETURN(w, Whole(Shape{k, n}, 6, device));
+    for (const bool transpose_b : {false, true}) {
+      for (const Sbp& out_sbp : {BroadcastSbp(), SplitSbp(0)}) {
+        const std::string what = "matmul (" + std::to_string(m) + ", " + std::to_string(k) + ", " +
+                                 std::to_string(n) + ") transpose_b " +
+                                 std::to_string(transpose_b) + " out " + SbpToString(out_sbp);
+        Tensor b = w;
+        if (transpose_b) {
+          OFLITE_ASSIGN_OR_RETURN(b, functional::Transpose(w, {1, 0}));
+        }
+        GlobalTensor ga, gb, product;
+        OFLITE_ASSIGN_OR_RETURN(ga, GlobalTensor::FromWhole(a, placement, {BroadcastSbp()}));
+        OFLITE_ASSIGN_OR_RETURN(
+            gb, GlobalTensor::FromWhole(b, placement, {SplitSbp(transpose_b ? 0 : 1)}));
+        OFLITE_ASSIGN_OR_RETURN(product,
+                                functional::MatMul(ga, gb, {out_sbp}, false, transpose_b, 2.0));
+        OFLITE_JUST(Expect(product.shape() == Shape({m, n}) && product.sbp()[0] == out_sbp,
+                           what + ": global meta"));
+        Tensor expected;
+        OFLITE_ASSIGN_OR_RETURN(expected, functional::MatMul(a, w, false, false, 2.0));
+        std::vector<float> got, want;
+        OFLITE_ASSIGN_OR_RETURN(got, product.local().ToVector<float>());
+        OFLITE_ASSIGN_OR_RETURN(want, expected.ToVector<float>());
+        if (out_sbp.is_split()) {
+          want = Slice(want, Shape{m, n}, 0, BalancedSplit(m, dist::WorldSize(), dist::Rank()));
+        }
+        OFLITE_JUST(Expect(got == want, what));
+        ++checks;
+      }
+    }
+  }
+  return checks;
+}
+
 }  // namespace
 
 Maybe<int64_t> CheckBoxing(const Device& device) {
@@ -125,7 +169,9 @@ Maybe<int64_t> CheckBoxing(const Device& device) {
     OFLITE_JUST(CheckMatMul(a, w, placement, a_sbp, w_sbp));
     ++checks;
   }
-  return checks;
+  int64_t out_sbp_checks = 0;
+  OFLITE_ASSIGN_OR_RETURN(out_sbp_checks, CheckMatMulOutSbp(placement, device));
+  return checks + out_sbp_checks;
 }
 
 }  // namespace dist_test
