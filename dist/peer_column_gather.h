@@ -9,8 +9,9 @@
 //            then acknowledge call s in p's window;
 //   own:     after each chunk on x, copy r's rows into r's columns of out;
 //   x waits for the pulls and the own copy, and the host waits for x (the world's timeout).
-// All of x's work is queued before any wait on a peer, so a stream that shares a hardware
-// queue with x cannot hold x behind a peer.
+// x's waits at the start need nothing more from r (the peers' reads of call s-1 were queued
+// then), and all of x's work is queued before the copy streams' waits on peers, so a copy stream
+// that shares a hardware queue with x cannot hold x behind a peer.
 #ifndef ONEFLOW_LITE_DIST_PEER_COLUMN_GATHER_H_
 #define ONEFLOW_LITE_DIST_PEER_COLUMN_GATHER_H_
 
