@@ -41,8 +41,7 @@ std::vector<int64_t> ChunkStarts(int64_t rows) {
 }
 
 // rows x width bytes from src on GPU src_device to dst on GPU dst_device, rows spitch and
-// dpitch bytes apart. Between GPUs an explicit peer copy: a plain cudaMemcpy2DAsync between two
-// GPUs of one process may be ordered after work on the source GPU, which can wait for this one.
+// dpitch bytes apart; between GPUs an explicit peer copy (a copy engine reads the peer's window).
 cudaError_t CopyRows(char* dst, int dst_device, size_t dpitch, const char* src, int src_device,
                      size_t spitch, size_t width, size_t rows, cudaStream_t stream) {
   if (src_device == dst_device) {
