@@ -31,6 +31,8 @@ const char* CollectiveName(CollectiveKind kind) {
       return "Broadcast";
     case CollectiveKind::kBarrier:
       return "Barrier";
+    case CollectiveKind::kAllGatherColumns:
+      return "AllGatherColumns";
   }
   return "an unknown collective";
 }
@@ -140,6 +142,17 @@ Maybe<void> ValidateCall(const CollectiveCall& call, int rank, int size, const v
       out_elements = call.count;
       break;
     case CollectiveKind::kBarrier:
+      break;
+    case CollectiveKind::kAllGatherColumns:
+      OFLITE_JUST(ValidateCounts(name, "cols", *call.counts, size));
+      OFLITE_CHECK_OR_RETURN(call.count >= 0, ValueError)
+          << name << ": rows is " << call.count << " (expected >= 0)";
+      out_elements = Sum(*call.counts);
+      OFLITE_CHECK_OR_RETURN(out_elements == 0 || call.count <= INT64_MAX / out_elements,
+                             ValueError)
+          << name << ": " << call.count << " rows of " << out_elements
+          << " columns overflow an element count";
+      out_elements *= call.count;
       break;
   }
   if (call.kind == CollectiveKind::kBroadcast) {

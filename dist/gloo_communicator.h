@@ -25,6 +25,7 @@ enum class CollectiveKind : int64_t {
   kAllToAll,
   kBroadcast,
   kBarrier,
+  kAllGatherColumns,  // Communicator::AllGatherColumns: counts are the columns, count the rows
 };
 const char* CollectiveName(CollectiveKind kind);
 
@@ -33,7 +34,7 @@ struct CollectiveCall {
   CollectiveKind kind = CollectiveKind::kBarrier;
   DataType dtype = DataType::kUInt8;
   int root = 0;
-  int64_t count = 0;                             // AllReduceSum, Broadcast
+  int64_t count = 0;                             // AllReduceSum, Broadcast; rows of columns
   const std::vector<int64_t>* counts = nullptr;  // AllGather, ReduceScatterSum; AllToAll: sends
   const std::vector<int64_t>* recv_counts = nullptr;  // AllToAll
 };

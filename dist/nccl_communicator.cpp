@@ -248,13 +248,12 @@ class NcclCommunicator final : public Communicator {
                                ep::Stream* stream) override {
     std::lock_guard<std::mutex> lock(mutex_);  // one collective at a time, in call order
     CollectiveCall call;
-    call.kind = CollectiveKind::kAllGather;
+    call.kind = CollectiveKind::kAllGatherColumns;
     call.dtype = dtype;
+    call.count = rows;
     call.counts = &cols;
-    OFLITE_CHECK_OR_RETURN(rows >= 0, ValueError)
-        << "all_gather_columns: rows must be >= 0, got " << rows;
     cudaStream_t s = nullptr;
-    OFLITE_JUST(Prepare(call, out, out, stream, &s));
+    OFLITE_JUST(Prepare(call, nullptr, out, stream, &s));
     if (gather_ == nullptr) {
       gather_ = std::make_unique<PeerColumnGather>(cpu_, device_, timeout_);
     }

@@ -21,6 +21,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "dist/gloo_communicator.h"
@@ -31,6 +32,8 @@ namespace dist {
 
 class PeerColumnGather {
  public:
+  static constexpr int kMaxChunks = 16;  // the most row chunks a call is made in
+
   PeerColumnGather(GlooCommunicator* cpu, int device, std::chrono::milliseconds timeout);
   PeerColumnGather(const PeerColumnGather&) = delete;
   PeerColumnGather& operator=(const PeerColumnGather&) = delete;
@@ -41,26 +44,32 @@ class PeerColumnGather {
                   const std::vector<int64_t>& cols, DataType dtype, void* out, cudaStream_t stream);
 
  private:
+  struct Layout;
   // A window of at least `bytes` a rank (collective); false when the ranks cannot share one.
   Maybe<bool> Ready(size_t bytes);
   Maybe<void> MakeStreams();
-  Maybe<void> Queue(const Communicator::BlockProducer& produce, int64_t rows,
-                    const std::vector<int64_t>& cols, size_t element, char* out,
-                    cudaStream_t stream, uint32_t seq);
+  // The caller's stream: the producer's chunks into this rank's window, each signalled.
+  Maybe<void> QueueProducer(const Communicator::BlockProducer& produce, const Layout& layout,
+                            cudaStream_t stream, uint32_t seq);
+  // The copy streams: every rank's chunks into its columns of out, joined into the caller's.
+  Maybe<void> QueueCopies(const Layout& layout, char* out, cudaStream_t stream, uint32_t seq);
   Maybe<void> WaitForHost(uint32_t seq);
+  std::string MissingRanks();  // "1, 3": the ranks whose blocks have not all been copied
+
+  cudaEvent_t begin() const { return events_[0]; }
+  cudaEvent_t end() const { return events_[1]; }
+  cudaEvent_t made(int chunk) const { return events_[2 + static_cast<size_t>(chunk)]; }
+  cudaEvent_t copied(int rank) const { return events_[2 + kMaxChunks + static_cast<size_t>(rank)]; }
 
   GlooCommunicator* cpu_;
   int device_;
   std::chrono::milliseconds timeout_;
-  bool unavailable_ = false;  // decided once, alike on every rank
+  bool unavailable_ = false;  // decided alike on every rank: at the first call, or a regrowth
   bool failed_ = false;       // a call failed part-way: the ranks' call counts may differ
   std::unique_ptr<PeerWindow> window_;
-  uint32_t seq_ = 0;                        // calls made, the same on every rank
+  uint32_t seq_ = 0;                        // calls made on the window, the same on every rank
   std::vector<cudaStream_t> copy_streams_;  // one a rank: pulls from peers, the own copy
-  std::vector<cudaEvent_t> copied_;         // one a rank's copy stream
-  std::vector<cudaEvent_t> chunk_made_;     // one a chunk, on the caller's stream
-  cudaEvent_t begin_ = nullptr;
-  cudaEvent_t end_ = nullptr;
+  std::vector<cudaEvent_t> events_;         // begin, end, made a chunk, copied a rank
 };
 
 }  // namespace dist

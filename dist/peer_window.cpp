@@ -5,6 +5,9 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <thread>
+
+#include "dist/cuda_device_scope.h"
 
 namespace oflite {
 namespace dist {
@@ -14,9 +17,9 @@ struct WindowRecord {
   char host[64];
   int64_t pid;
   char bus_id[32];  // the GPU's PCI bus id, which names it alike in every process
-  uint64_t base;    // the allocation's address in the owner's process
   cudaIpcMemHandle_t handle;
-  int32_t allocated;
+  int64_t setting;
+  int32_t ready;  // allocated, with a handle, and not declined
 };
 
 namespace {
@@ -38,13 +41,17 @@ const MemOps& GetMemOps() {
     MemOps found;
     void* write = nullptr;
     void* wait = nullptr;
-    cudaDriverEntryPointQueryResult status{};
-    if (cudaGetDriverEntryPointByVersion("cuStreamWriteValue32", &write, 12000, cudaEnableDefault,
-                                         &status) == cudaSuccess &&
-        status == cudaDriverEntryPointSuccess &&
-        cudaGetDriverEntryPointByVersion("cuStreamWaitValue32", &wait, 12000, cudaEnableDefault,
-                                         &status) == cudaSuccess &&
-        status == cudaDriverEntryPointSuccess) {
+    const auto find = [](const char* name, void** fn) {
+      cudaDriverEntryPointQueryResult status{};
+#if CUDART_VERSION >= 12050
+      const cudaError_t error =
+          cudaGetDriverEntryPointByVersion(name, fn, 12000, cudaEnableDefault, &status);
+#else
+      const cudaError_t error = cudaGetDriverEntryPoint(name, fn, cudaEnableDefault, &status);
+#endif
+      return error == cudaSuccess && status == cudaDriverEntryPointSuccess;
+    };
+    if (find("cuStreamWriteValue32", &write) && find("cuStreamWaitValue32", &wait)) {
       found.write = reinterpret_cast<WriteValue32>(write);
       found.wait = reinterpret_cast<WaitValue32>(wait);
     }
@@ -59,129 +66,117 @@ size_t FlagBytes(int flags) {
   return (bytes + kFlagsAlign - 1) / kFlagsAlign * kFlagsAlign;
 }
 
-// Makes `device` current for the scope and gives the caller's back.
-class DeviceScope {
- public:
-  explicit DeviceScope(int device) {
-    cudaGetDevice(&caller_);
-    cudaSetDevice(device);
-  }
-  ~DeviceScope() {
-    if (caller_ >= 0) {
-      cudaSetDevice(caller_);
-    }
-  }
-
- private:
-  int caller_ = -1;
-};
-
 }  // namespace
 
-Maybe<void> PeerWindow::Allocate() {
+std::string PeerWindow::Prepare(const WindowOptions& options, WindowRecord* mine) {
+  std::memset(mine, 0, sizeof(*mine));
+  gethostname(mine->host, sizeof(mine->host) - 1);
+  mine->pid = static_cast<int64_t>(getpid());
+  mine->setting = options.setting;
+  if (!options.decline.empty()) {
+    return options.decline;
+  }
+  if (GetMemOps().write == nullptr) {
+    return "the CUDA driver has no stream memory operations";
+  }
+  if (cudaDeviceGetPCIBusId(mine->bus_id, sizeof(mine->bus_id), device_) != cudaSuccess) {
+    return "cudaDeviceGetPCIBusId failed";
+  }
   const size_t total = FlagBytes(flags_) + bytes_;
-  cudaError_t error = cudaMalloc(&base_, total);
-  // The flags are zero before any peer learns the window's address: a memset on a stream of its
-  // own, waited for (cudaMemset could still be queued behind the caller's work when a peer's
-  // first signal lands).
-  cudaStream_t stream = nullptr;
+  cudaError_t error = cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking);
   if (error == cudaSuccess) {
-    error = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+    error = cudaMalloc(&base_, total);
   }
   if (error == cudaSuccess) {
-    error = cudaMemsetAsync(base_, 0, FlagBytes(flags_), stream);
+    error = cudaMallocHost(&host_flags_, FlagBytes(flags_));
+  }
+  // The flags are zero before any peer learns the window's address.
+  if (error == cudaSuccess) {
+    error = cudaMemsetAsync(base_, 0, FlagBytes(flags_), stream_);
   }
   if (error == cudaSuccess) {
-    error = cudaStreamSynchronize(stream);
+    error = cudaStreamSynchronize(stream_);
   }
-  if (stream != nullptr) {
-    cudaStreamDestroy(stream);
+  if (error == cudaSuccess) {
+    error = cudaIpcGetMemHandle(&mine->handle, base_);
   }
-  OFLITE_CHECK_OR_RETURN(error == cudaSuccess, DeviceError)
-      << "a peer window of " << total << " bytes on cuda:" << device_ << ": "
-      << cudaGetErrorString(error);
-  return Ok();
+  if (error != cudaSuccess) {
+    return "a peer window of " + std::to_string(total) +
+           " bytes on cuda:" + std::to_string(device_) + ": " + cudaGetErrorString(error);
+  }
+  peers_[static_cast<size_t>(rank_)] = {static_cast<char*>(base_) + FlagBytes(flags_),
+                                        static_cast<uint32_t*>(base_), false};
+  mine->ready = 1;
+  return "";
 }
 
 std::string PeerWindow::Map(int r, const WindowRecord& mine, const WindowRecord& them) {
-  Peer& peer = peers_[static_cast<size_t>(r)];
   const std::string who = "rank " + std::to_string(r);
-  if (!them.allocated) {
-    return who + " could not allocate its window";
+  if (them.setting != mine.setting) {
+    return who + " passed setting " + std::to_string(them.setting) + ", this rank " +
+           std::to_string(mine.setting) + " (OFLITE_GATHER_CHUNKS must be alike on every rank)";
+  }
+  if (!them.ready) {
+    return who + " declined or could not allocate its window";
   }
   if (std::strncmp(mine.host, them.host, sizeof(mine.host)) != 0) {
     return who + " is on another host";
-  }
-  int device = -1;
-  if (cudaDeviceGetByPCIBusId(&device, them.bus_id) != cudaSuccess) {
-    cudaGetLastError();
-    return who + "'s GPU (" + them.bus_id + ") is not visible here";
-  }
-  if (device != device_) {
-    int can = 0;
-    cudaDeviceCanAccessPeer(&can, device_, device);
-    if (!can) {
-      return "no peer access from cuda:" + std::to_string(device_) + " to " + who + "'s GPU";
-    }
   }
   // Ranks of one process (thread ranks) are not served: on two H200s a peer's flag writes into a
   // window of the same process went missing (docs/DESIGN.md, "The dist layer").
   if (them.pid == mine.pid) {
     return who + " runs in this process";
   }
+  int device = -1;
+  if (cudaDeviceGetByPCIBusId(&device, them.bus_id) != cudaSuccess) {
+    return who + "'s GPU (" + them.bus_id + ") is not visible here";
+  }
+  int can = device == device_ ? 1 : 0;
+  if (!can) {
+    cudaDeviceCanAccessPeer(&can, device_, device);
+  }
+  if (!can) {
+    return "no peer access from cuda:" + std::to_string(device_) + " to " + who + "'s GPU";
+  }
   void* mapped = nullptr;
   const cudaError_t error =
       cudaIpcOpenMemHandle(&mapped, them.handle, cudaIpcMemLazyEnablePeerAccess);
   if (error != cudaSuccess) {
-    cudaGetLastError();
     return "cudaIpcOpenMemHandle of " + who + "'s window: " + cudaGetErrorString(error);
   }
-  peer.opened_ipc = true;
-  peer.flags = static_cast<uint32_t*>(mapped);
-  peer.device = device;
-  peer.data = static_cast<char*>(mapped) + FlagBytes(flags_);
+  peers_[static_cast<size_t>(r)] = {static_cast<char*>(mapped) + FlagBytes(flags_),
+                                    static_cast<uint32_t*>(mapped), true};
   return "";
 }
 
-Maybe<std::unique_ptr<PeerWindow>> PeerWindow::Open(GlooCommunicator* cpu, int device, size_t bytes,
-                                                    int flags, std::string* why_not) {
-  DeviceScope scope(device);
-  std::unique_ptr<PeerWindow> window(new PeerWindow(cpu->rank(), device, bytes, flags));
-  window->peers_.resize(static_cast<size_t>(cpu->size()));
-  WindowRecord mine;
-  std::memset(&mine, 0, sizeof(mine));
-  gethostname(mine.host, sizeof(mine.host) - 1);
-  mine.pid = static_cast<int64_t>(getpid());
-  std::string problem;
-  if (GetMemOps().write == nullptr) {
-    problem = "the CUDA driver has no stream memory operations";
-  } else if (cudaDeviceGetPCIBusId(mine.bus_id, sizeof(mine.bus_id), device) != cudaSuccess) {
-    problem = "cudaDeviceGetPCIBusId failed";
-  } else {
-    const Maybe<void> allocated = window->Allocate();
-    if (!allocated.ok()) {
-      problem = allocated.error().message();
-    } else if (cudaIpcGetMemHandle(&mine.handle, window->base_) != cudaSuccess) {
-      problem = "cudaIpcGetMemHandle failed";
-    } else {
-      mine.allocated = 1;
-      mine.base = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(window->base_));
+std::string PeerWindow::MapAll(const std::vector<WindowRecord>& all) {
+  const WindowRecord& mine = all[static_cast<size_t>(rank_)];
+  for (int r = 0; r < static_cast<int>(all.size()); ++r) {
+    const std::string problem = r == rank_ ? "" : Map(r, mine, all[static_cast<size_t>(r)]);
+    if (!problem.empty()) {
+      cudaGetLastError();
+      return problem;
     }
   }
-  cudaGetLastError();
+  return "";
+}
+
+Maybe<std::unique_ptr<PeerWindow>> PeerWindow::Open(GlooCommunicator* cpu, int device,
+                                                    const WindowOptions& options,
+                                                    std::string* why_not) {
+  CudaDeviceScope scope(device);
+  std::unique_ptr<PeerWindow> window(
+      new PeerWindow(cpu->rank(), device, options.bytes, options.flags));
+  window->peers_.resize(static_cast<size_t>(cpu->size()));
   std::vector<WindowRecord> all(static_cast<size_t>(cpu->size()));
+  std::string problem = window->Prepare(options, &all[static_cast<size_t>(cpu->rank())]);
+  cudaGetLastError();
+  const WindowRecord mine = all[static_cast<size_t>(cpu->rank())];
   OFLITE_JUST(cpu->AllGather(&mine, all.data(),
                              std::vector<int64_t>(all.size(), sizeof(WindowRecord)),
                              DataType::kUInt8, nullptr));
-  for (int r = 0; r < cpu->size() && problem.empty() && mine.allocated; ++r) {
-    if (r == cpu->rank()) {
-      window->peers_[static_cast<size_t>(r)].flags = static_cast<uint32_t*>(window->base_);
-      window->peers_[static_cast<size_t>(r)].data =
-          static_cast<char*>(window->base_) + FlagBytes(flags);
-      window->peers_[static_cast<size_t>(r)].device = device;
-    } else {
-      problem = window->Map(r, mine, all[static_cast<size_t>(r)]);
-    }
+  if (problem.empty()) {
+    problem = window->MapAll(all);
   }
   // Every rank learns whether any rank failed, so that all of them use the window or none.
   int32_t failures = problem.empty() ? 0 : 1;
@@ -195,7 +190,10 @@ Maybe<std::unique_ptr<PeerWindow>> PeerWindow::Open(GlooCommunicator* cpu, int d
 }
 
 PeerWindow::~PeerWindow() {
-  DeviceScope scope(device_);
+  if (kept_) {
+    return;
+  }
+  CudaDeviceScope scope(device_);
   for (const Peer& peer : peers_) {
     if (peer.opened_ipc) {
       cudaIpcCloseMemHandle(peer.flags);
@@ -203,6 +201,12 @@ PeerWindow::~PeerWindow() {
   }
   if (base_ != nullptr) {
     cudaFree(base_);
+  }
+  if (stream_ != nullptr) {
+    cudaStreamDestroy(stream_);
+  }
+  if (host_flags_ != nullptr) {
+    cudaFreeHost(host_flags_);
   }
   cudaGetLastError();
 }
@@ -226,20 +230,44 @@ Maybe<void> PeerWindow::Wait(cudaStream_t stream, int index, uint32_t value) con
   return Ok();
 }
 
+bool PeerWindow::FlagsReach(int first, int count, uint32_t value,
+                            std::chrono::milliseconds timeout) const {
+  CudaDeviceScope scope(device_);
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  do {
+    if (cudaMemcpyAsync(host_flags_, peers_[static_cast<size_t>(rank_)].flags + first,
+                        sizeof(uint32_t) * static_cast<size_t>(count), cudaMemcpyDeviceToHost,
+                        stream_) != cudaSuccess) {
+      cudaGetLastError();
+      return false;
+    }
+    cudaError_t read = cudaErrorNotReady;  // polled: the stream may be stuck behind a wait
+    while (read == cudaErrorNotReady && std::chrono::steady_clock::now() < deadline) {
+      read = cudaStreamQuery(stream_);
+    }
+    if (read != cudaSuccess) {
+      cudaGetLastError();
+      return false;
+    }
+    bool reached = true;
+    for (int i = 0; i < count; ++i) {
+      reached = reached && static_cast<int32_t>(host_flags_[i] - value) >= 0;
+    }
+    if (reached) {
+      return true;
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  } while (std::chrono::steady_clock::now() < deadline);
+  return false;
+}
+
 void PeerWindow::ReleaseWaits(uint32_t value) const {
-  DeviceScope scope(device_);
-  cudaStream_t stream = nullptr;
-  if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess) {
-    cudaGetLastError();
-    return;
-  }
+  CudaDeviceScope scope(device_);
   for (int i = 0; i < flags_; ++i) {
-    const Maybe<void> queued = Signal(stream, rank_, i, value);
-    if (!queued.ok()) {
+    if (!Signal(stream_, rank_, i, value).ok()) {
       break;
     }
   }
-  cudaStreamDestroy(stream);  // its work still runs
 }
 
 }  // namespace dist
