@@ -56,14 +56,7 @@ Maybe<void> Cuda(cudaError_t error, const char* what) {
 }
 
 size_t RoundUpPow2(size_t bytes) {
-  // EXPERIMENT: OFLITE_PEER_WINDOW_MIN_MB (does a small window's allocation matter to thread
-  // ranks?).
-  static const size_t smallest = [] {
-    const char* mb = std::getenv("OFLITE_PEER_WINDOW_MIN_MB");
-    const long value = mb != nullptr ? std::atol(mb) : 0;
-    return value > 0 ? static_cast<size_t>(value) << 20 : kMinWindow;
-  }();
-  size_t size = smallest;
+  size_t size = kMinWindow;
   while (size < bytes && size <= (SIZE_MAX >> 1)) {
     size *= 2;
   }

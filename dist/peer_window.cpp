@@ -4,7 +4,6 @@
 #include <cuda.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <cstring>
 #include <thread>
 
@@ -19,7 +18,6 @@ struct WindowRecord {
   int64_t pid;
   char bus_id[32];  // the GPU's PCI bus id, which names it alike in every process
   cudaIpcMemHandle_t handle;
-  uint64_t base;  // the allocation's address in the owner's process (thread ranks' experiment)
   int64_t setting;
   int32_t ready;  // allocated, with a handle, and not declined
 };
@@ -108,7 +106,6 @@ std::string PeerWindow::Prepare(const WindowOptions& options, WindowRecord* mine
   }
   peers_[static_cast<size_t>(rank_)] = {static_cast<char*>(base_) + FlagBytes(flags_),
                                         static_cast<uint32_t*>(base_), false};
-  mine->base = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(base_));
   mine->ready = 1;
   return "";
 }
@@ -127,10 +124,7 @@ std::string PeerWindow::Map(int r, const WindowRecord& mine, const WindowRecord&
   }
   // Ranks of one process (thread ranks) are not served: on two H200s a peer's flag writes into a
   // window of the same process went missing (docs/DESIGN.md, "The dist layer").
-  // EXPERIMENT: OFLITE_PEER_GATHER_THREADS=1 maps them by peer access, to find out why.
-  const char* threads = std::getenv("OFLITE_PEER_GATHER_THREADS");
-  const bool same_process = them.pid == mine.pid;
-  if (same_process && (threads == nullptr || std::string(threads) != "1")) {
+  if (them.pid == mine.pid) {
     return who + " runs in this process";
   }
   int device = -1;
@@ -145,15 +139,6 @@ std::string PeerWindow::Map(int r, const WindowRecord& mine, const WindowRecord&
     return "no peer access from cuda:" + std::to_string(device_) + " to " + who + "'s GPU";
   }
   void* mapped = nullptr;
-  if (same_process) {
-    if (device != device_ && cudaDeviceEnablePeerAccess(device, 0) != cudaSuccess) {
-      cudaGetLastError();  // already enabled
-    }
-    mapped = reinterpret_cast<void*>(static_cast<uintptr_t>(them.base));
-    peers_[static_cast<size_t>(r)] = {static_cast<char*>(mapped) + FlagBytes(flags_),
-                                      static_cast<uint32_t*>(mapped), false};
-    return "";
-  }
   const cudaError_t error =
       cudaIpcOpenMemHandle(&mapped, them.handle, cudaIpcMemLazyEnablePeerAccess);
   if (error != cudaSuccess) {
