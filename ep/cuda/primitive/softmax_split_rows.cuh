@@ -38,12 +38,46 @@ __device__ __forceinline__ P SplitIdentity() {
   }
 }
 
+// A partial's sum rescaled to `max`, by MaxSum's rules: a zero sum stays zero (its max may be
+// -inf), a NaN one stays NaN.
+template <typename C, typename S>
+__device__ __forceinline__ S Rescaled(const MaxSum<C, S>& p, C max) {
+  return p.sum == S(0) ? S(0) : p.sum * Exp(p.max - max);
+}
+
+// The block's (max, sum) from its threads': the max first, then the sums rescaled to it. Two
+// scalar reductions cost less than one over pairs, which takes two exps a step.
+template <typename C, typename S>
+__device__ __forceinline__ MaxSum<C, S> BlockMaxSum(const MaxSum<C, S>& acc) {
+  const C max = BlockAllReduce<kSplitBlockThreads>(acc.max, MaxOp());
+  return {max, BlockAllReduce<kSplitBlockThreads>(Rescaled(acc, max), SumOp())};
+}
+
+// Each warp combines its row's partials on its own (lanes stride over them, then shuffles): no
+// block barrier between the grid barrier and the output pass, and every warp gets the same result
+// in the same order.
 template <typename P>
-__device__ __forceinline__ P SplitCombine(const P& a, const P& b) {
+__device__ __forceinline__ P CombineRowPartials(const P* parts, int n) {
+  const int lane = static_cast<int>(threadIdx.x % 32);
   if constexpr (std::is_arithmetic_v<P>) {
-    return a + b;
+    P sum = 0;
+    for (int s = lane; s < n; s += 32) {
+      sum += parts[s];
+    }
+    return GroupSum<32>(sum);
   } else {
-    return MaxSumOp()(a, b);
+    using C = decltype(P::max);
+    using S = decltype(P::sum);
+    C max = NegativeInfinity<C>();
+    for (int s = lane; s < n; s += 32) {
+      max = Max(max, parts[s].max);
+    }
+    max = GroupMax<32>(max);
+    S sum = S(0);
+    for (int s = lane; s < n; s += 32) {
+      sum = sum + Rescaled(parts[s], max);
+    }
+    return {max, GroupSum<32>(sum)};
   }
 }
 
@@ -73,6 +107,32 @@ struct HeldChunk {
       }
     }
   }
+  // The thread's (max, sum of exp(x - max)) over its values in two passes, as MaxSum folds
+  // them: a NaN or +inf makes the sum NaN, values of only -inf leave it 0. Only -inf is tested
+  // per value: Max may step over a NaN (-inf, NaN, -inf has the max -inf).
+  template <SoftmaxAlgorithm kAlgorithm, typename C>
+  __device__ __forceinline__ softmax::MaxSum<C, C> MaxAndSum(const T* seg, int64_t len) const {
+    C max = NegativeInfinity<C>();
+    bool only_neg_inf = true;
+    ForEach(seg, len, [&](int64_t, const T* v, auto n) {
+#pragma unroll
+      for (int i = 0; i < decltype(n)::value; ++i) {
+        const C x = ToCompute(v[i]);
+        max = Max(max, x);
+        only_neg_inf = only_neg_inf && x == NegativeInfinity<C>();
+      }
+    });
+    C sum = 0;
+    if (!only_neg_inf) {
+      ForEach(seg, len, [&](int64_t, const T* v, auto n) {
+#pragma unroll
+        for (int i = 0; i < decltype(n)::value; ++i) {
+          sum += ExpFor<T, kAlgorithm>(ToCompute(v[i]) - max);
+        }
+      });
+    }
+    return {max, sum};
+  }
   // f(col, values, Count<n>) over the chunk, as ForEachInRow calls it.
   template <typename F>
   __device__ __forceinline__ void ForEach(const T* seg, int64_t len, F f) const {
@@ -98,9 +158,10 @@ struct HeldChunk {
 // Every block runs every round (and every grid barrier); rounds alternate two halves of
 // `partials`, so a round's writes never meet the previous round's reads. kPack > 1 only when a,
 // dy and out share their offset from a 16-byte boundary, so that one tensor's pack starts are
-// the others'. kHeld > 0 (forward, kPack wide): the chunk waits in registers (HeldChunk).
+// the others'. kHeld > 0 (forward, kPack wide): the chunk waits in registers (HeldChunk). Two
+// blocks an SM: unbounded, the held kernel took 108 registers and one.
 template <typename T, typename C, SoftmaxAlgorithm kAlgorithm, bool kBackward, int kPack, int kHeld>
-__global__ void __launch_bounds__(kSplitBlockThreads)
+__global__ void __launch_bounds__(kSplitBlockThreads, 2)
     SplitRowsKernel(const T* __restrict__ a, const T* __restrict__ dy, T* __restrict__ out,
                     int64_t rows, int64_t cols, int64_t chunk,
                     SplitPartial<T, C, kAlgorithm, kBackward>* __restrict__ partials) {
@@ -138,16 +199,15 @@ __global__ void __launch_bounds__(kSplitBlockThreads)
         });
         acc = BlockAllReduce<kSplitBlockThreads>(acc, SumOp());
       } else {
-        const auto fold = [&](int64_t, const T* v, auto n) {
-          AccumulatePack<T, kAlgorithm, C, decltype(acc.sum), decltype(n)::value>(acc, v);
-        };
         if constexpr (kHeld > 0) {
           held.Load(a + offset, len);
-          held.ForEach(a + offset, len, fold);
+          acc = held.template MaxAndSum<kAlgorithm, C>(a + offset, len);
         } else {
-          ForEachInRow<kPack>(a + offset, len, fold);
+          ForEachInRow<kPack>(a + offset, len, [&](int64_t, const T* v, auto n) {
+            AccumulatePack<T, kAlgorithm, C, decltype(acc.sum), decltype(n)::value>(acc, v);
+          });
         }
-        acc = BlockAllReduce<kSplitBlockThreads>(acc, MaxSumOp());
+        acc = BlockMaxSum(acc);
       }
       if (threadIdx.x == 0) {
         row_partials[blockIdx.x] = acc;
@@ -157,13 +217,10 @@ __global__ void __launch_bounds__(kSplitBlockThreads)
     if (!active) {
       continue;
     }
-    P acc = SplitIdentity<P>();
-    for (unsigned s = threadIdx.x; s < gridDim.x; s += blockDim.x) {
-      acc = SplitCombine(acc, row_partials[s]);
-    }
+    const P acc = CombineRowPartials(row_partials, static_cast<int>(gridDim.x));
     T* seg_out = out + offset;
     if constexpr (kBackward) {
-      const C sum = BlockAllReduce<kSplitBlockThreads>(acc, SumOp());
+      const C sum = acc;  // of y * dy (softmax) or of dy (log_softmax)
       const T* seg_dy = dy + offset;
       ForEachInRow<kPack>(a + offset, len, [&](int64_t c, const T* y, auto n) {
         constexpr int N = decltype(n)::value;
@@ -178,7 +235,6 @@ __global__ void __launch_bounds__(kSplitBlockThreads)
         StorePack<N>(v, seg_out + c);
       });
     } else {
-      acc = BlockAllReduce<kSplitBlockThreads>(acc, MaxSumOp());
       const C max = acc.max;
       const C scale = RowScale<kAlgorithm, C>(acc.sum);
       const auto write = [&](int64_t c, const T* x, auto n) {
