@@ -494,9 +494,12 @@ cudaError_t Launch(const CudaDeviceProperties& props, cudaStream_t stream, int64
   if (forced == SoftmaxImpl::kClusterSmem) {
     forced = SoftmaxImpl::kAuto;  // the shape or device cannot take it
   }
-  if (UsesWorkspace(props, rows, cols, sizeof(T), forced)) {
-    return LaunchSplitRows<T, kAlgorithm>(props, stream, rows, cols, a, dy, out, workspace,
-                                          workspace_bytes, info);
+  // Never float64 (UsesWorkspace), whose split kernels are not even instantiated.
+  if constexpr (!std::is_same_v<T, double>) {
+    if (UsesWorkspace(props, rows, cols, sizeof(T), forced)) {
+      return LaunchSplitRows<T, kAlgorithm>(props, stream, rows, cols, a, dy, out, workspace,
+                                            workspace_bytes, info);
+    }
   }
   // double computes in double on the uncached path only: its speed is not a target and this
   // keeps its template fan-out to one kernel per direction.

@@ -303,8 +303,8 @@ cudaError_t LaunchSplitRowsWithPack(const CudaDeviceProperties& props, cudaStrea
                                     void* workspace, size_t workspace_bytes, LaunchInfo* info) {
   using C = CudaComputeType<T>;
   using P = SplitPartial<T, C, kAlgorithm, kBackward>;
-  // Only float32 softmax held its chunks in no more registers than the plain kernel (64); the
-  // others took 74-126 and half the blocks an SM, which the choice below never takes.
+  // Only float32 softmax holds its chunks within the kernel's 64 registers without spilling;
+  // the others took 74-126 (half the blocks an SM) before the bound.
   constexpr bool kCanHold = !kBackward && kPack > 1 && std::is_same_v<T, float> &&
                             kAlgorithm == SoftmaxAlgorithm::kSoftmax;
   constexpr int kHeldPacks = kCanHold ? kSplitHeldPacks : 0;
@@ -320,7 +320,8 @@ cudaError_t LaunchSplitRowsWithPack(const CudaDeviceProperties& props, cudaStrea
     return err;
   }
   // Held where the chunk's packs (after a head of less than one) fit the threads' held packs,
-  // and where holding them (more registers) leaves the grid no fewer blocks.
+  // and where the held kernel leaves the grid no fewer blocks (the launch bound makes it so on
+  // the devices this build targets).
   const bool held = kCanHold && held_plan.splits > 0 && held_resident >= resident &&
                     held_plan.chunk <= int64_t{kSplitBlockThreads} * kSplitHeldPacks * kPack;
   if (held) {
