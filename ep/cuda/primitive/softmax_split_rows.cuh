@@ -303,8 +303,8 @@ cudaError_t LaunchSplitRowsWithPack(const CudaDeviceProperties& props, cudaStrea
                                     void* workspace, size_t workspace_bytes, LaunchInfo* info) {
   using C = CudaComputeType<T>;
   using P = SplitPartial<T, C, kAlgorithm, kBackward>;
-  // Only float32 softmax holds its chunks within the kernel's 64 registers without spilling;
-  // the others took 74-126 (half the blocks an SM) before the bound.
+  // Only float32 softmax holds its chunks: the others took 74-126 registers holding them (half
+  // the blocks an SM), measured before the kernel's launch bound.
   constexpr bool kCanHold = !kBackward && kPack > 1 && std::is_same_v<T, float> &&
                             kAlgorithm == SoftmaxAlgorithm::kSoftmax;
   constexpr int kHeldPacks = kCanHold ? kSplitHeldPacks : 0;
