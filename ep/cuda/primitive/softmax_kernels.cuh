@@ -843,14 +843,19 @@ __device__ __forceinline__ void AccumulatePack(MaxSum<C, S>& acc, const T* v) {
   acc = {max, sum};
 }
 
+// A running sum rescaled to `max`: a zero sum stays zero (its max may be -inf), a NaN one stays
+// NaN.
+template <typename C, typename S>
+__device__ __forceinline__ S Rescaled(const MaxSum<C, S>& p, C max) {
+  return p.sum == S(0) ? S(0) : p.sum * Exp(p.max - max);
+}
+
 struct MaxSumOp {
   template <typename C, typename S>
   __device__ __forceinline__ MaxSum<C, S> operator()(const MaxSum<C, S>& a,
                                                      const MaxSum<C, S>& b) const {
     const C max = Max(a.max, b.max);
-    const S from_a = a.sum == S(0) ? S(0) : a.sum * Exp(a.max - max);
-    const S from_b = b.sum == S(0) ? S(0) : b.sum * Exp(b.max - max);
-    return {max, from_a + from_b};
+    return {max, Rescaled(a, max) + Rescaled(b, max)};
   }
 };
 

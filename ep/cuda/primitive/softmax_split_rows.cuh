@@ -38,13 +38,6 @@ __device__ __forceinline__ P SplitIdentity() {
   }
 }
 
-// A partial's sum rescaled to `max`, by MaxSum's rules: a zero sum stays zero (its max may be
-// -inf), a NaN one stays NaN.
-template <typename C, typename S>
-__device__ __forceinline__ S Rescaled(const MaxSum<C, S>& p, C max) {
-  return p.sum == S(0) ? S(0) : p.sum * Exp(p.max - max);
-}
-
 // The block's (max, sum) from its threads': the max first, then the sums rescaled to it. Two
 // scalar reductions cost less than one over pairs, which takes two exps a step.
 template <typename C, typename S>
