@@ -80,7 +80,7 @@ struct Shape2 {
 const Shape2 kShapes[] = {{1, 1},     {7, 31},    {64, 1024}, {3, 1025}, {4, 1032},  {4, 1001},
                           {5, 3001},  {5, 4096},  {3, 3584},  {2, 5120}, {3, 12345}, {3, 20000},
                           {2, 32768}, {2, 50000}, {3, 70000}, {1000, 3}, {5, 2},     {6, 513},
-                          {2, 16001}, {37, 32},   {21, 16}};
+                          {2, 16001}, {37, 32},   {21, 16},   {2, 30001}};
 
 // The path a forced implementation must take. Forward rows (the tests' tensors start aligned)
 // are held in registers when forced, up to 1024 threads of 32 float32 or 64 16-bit values:
@@ -89,8 +89,9 @@ const Shape2 kShapes[] = {{1, 1},     {7, 31},    {64, 1024}, {3, 1025}, {4, 103
 // By default, rows of whole packs from where that measured faster than the warp (float32 from
 // 896 columns, 16-bit from 769) up to 32768 columns, where it measured faster than shared
 // memory (half of each thread's values in shared memory past 16384 columns, for float32 only to
-// 26624, past which a block is its SM's only one); rows that start
-// mid-pack from 513 columns (float32 from 300) to 16384. Other rows go to shared memory, cached
+// 26624, past which a block is its SM's only one; bfloat16 rows of 16385-20480 columns instead
+// take blocks bounded to 32 registers); rows that start mid-pack from 513 columns
+// (float32 from 300) to 16384, 16-bit ones to 32768. Other rows go to shared memory, cached
 // as stored (2 bytes an element for 16-bit types), when the row (and dy's for backward) fits in
 // the 227 KB a Hopper block may opt into, less a little for the block reductions; past that, to
 // the uncached kernel.
@@ -150,7 +151,7 @@ std::string ExpectedPath(SoftmaxImpl impl, DataType dtype, int64_t cols, bool lo
   int64_t auto_max = 32768;
   if (!packed) {
     auto_min = float32 ? 300 : 513;
-    auto_max = 16384;
+    auto_max = float32 ? 16384 : 32768;
   }
   if (impl == SoftmaxImpl::kAuto && register_fits && cols >= auto_min && cols <= auto_max) {
     return "register";
@@ -298,8 +299,14 @@ TEST_F(CudaSoftmaxTest, ForcedPathsAreTheOnesThatRan) {
       {{2, 3584}, DataType::kBFloat16, 4, "[register pack=8 block=128 cols/thread=32]"},
       {{2, 4096}, DataType::kFloat16, 4, "[register pack=8 block=128 cols/thread=32]"},
       {{2, 16384}, DataType::kBFloat16, 4, "[register pack=8 block=256 cols/thread=64]"},
-      // 16-bit rows that start mid-pack past 16384 columns: shared memory
-      {{3, 20001}, DataType::kBFloat16, 4, "[smem pack=8"},
+      // past 16384 columns: bfloat16 rows of whole packs of up to 640 threads of 32 values in
+      // blocks bounded to 32 registers, float16 ones half in shared memory; 16-bit rows that
+      // start mid-pack 64 values a thread
+      {{2, 20000}, DataType::kBFloat16, 4, "[register pack=8 block=640 cols/thread=32 two-blocks]"},
+      {{2, 20000}, DataType::kFloat16, 4, "[register pack=8 block=160 cols/thread=128]"},
+      {{2, 20488}, DataType::kBFloat16, 4, "[register pack=8 block=192 cols/thread=128]"},
+      {{3, 20001}, DataType::kBFloat16, 4, "[register pack=8 block=320 cols/thread=64]"},
+      {{3, 32767}, DataType::kFloat16, 4, "[register pack=8 block=512 cols/thread=64]"},
       {{1, 100000},
        DataType::kFloat32,
        5,
@@ -351,6 +358,21 @@ TEST_F(CudaSoftmaxTest, RegisterPathBlocksLoopOverMoreRowsThanTheGrid) {
                      wide.ToString() + (log ? " log " : " ") + r.launch,
                      SmallestNormal(DataType::kFloat32), SoftmaxScale(x, wide, 1, log));
       EXPECT_NE(r.launch.find(" whole-sm]"), std::string::npos) << r.launch;
+    }
+  }
+  // bfloat16 blocks bounded to 32 registers (kTwoBlocks) looping over rows: 20000 columns leave
+  // the last threads of a block of 640 without their last packs.
+  for (int64_t cols : {16392, 20000}) {
+    const Shape wide = {5, cols};
+    for (bool log : {false, true}) {
+      const std::vector<double> x =
+          RoundTo(RandomValues(static_cast<size_t>(wide.elem_cnt()), 79), DataType::kBFloat16);
+      const RunResult r = RunOnCuda({MakeTensor(x, wide, DataType::kBFloat16)}, log, false, 1);
+      ExpectAllClose(r.values, ReferenceSoftmax(x, wide, 1, log),
+                     SoftmaxTolerance(DataType::kBFloat16),
+                     wide.ToString() + (log ? " log " : " ") + r.launch,
+                     SmallestNormal(DataType::kBFloat16), SoftmaxScale(x, wide, 1, log));
+      EXPECT_NE(r.launch.find(" two-blocks]"), std::string::npos) << r.launch;
     }
   }
 }
@@ -434,10 +456,11 @@ std::vector<std::pair<Shape, std::vector<double>>> SpecialValueCases() {
   const double inf = INFINITY, nan = NAN;
   std::vector<std::pair<Shape, std::vector<double>>> cases = {
       {Shape{4, 3}, {1, inf, 2, -inf, -inf, -inf, 1, nan, 3, -inf, 0, 0}}};
+  // 20000 columns: bfloat16 forced onto the register path takes its two-block kernel.
   // 40003 columns: several CTAs a row on the cluster-smem path (rows starting mid-pack), its
   // +inf and NaN in the last slice, slices of only -inf (row 3), and a slice of -inf but one
   // NaN (row 4).
-  for (int64_t cols : {24, 256, 1024, 1025, 40003}) {
+  for (int64_t cols : {24, 256, 1024, 1025, 20000, 40003}) {
     const size_t n = static_cast<size_t>(cols);
     const bool slices = cols > 40000;
     std::vector<double> wide((slices ? 5 : 4) * n);

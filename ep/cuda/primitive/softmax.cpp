@@ -126,6 +126,9 @@ std::string DescribeLaunch(const LaunchInfo& info) {
     if (info.one_warp) {
       text += " one-warp";
     }
+    if (info.two_blocks) {
+      text += " two-blocks";
+    }
   } else if (std::string(info.path) == "split") {
     text += " splits=" + std::to_string(info.splits);
     if (info.cols_per_thread > 0) {

@@ -300,20 +300,27 @@ using RegisterRowLayout = std::conditional_t<sizeof(T) == 2 && !kAligned, PacksA
 // issued, read back only by the thread that copied them (so no barrier guards them), and
 // stored from their raw values with exp computed again.
 // kWholeSm: the block is its SM's only one (see WholePacks). kOpaque: see HeldValue.
+// kTwoBlocks: bfloat16 blocks of 32 values and more than 256 threads, bounded to 32 registers (at
+// most 10 bytes of spills) so that three blocks of 640 threads share an SM where 44-48 registers
+// fit two. float16 spilled 12-44 bytes under the bound, and lost (docs/BENCHMARKS.md).
 // kOneWarp: a 16-bit block of 32 threads (see the top of this file). Its threads' stride is a
 // constant, its reductions are one warp's, its packs load as words (LoadPackOrNegativeInfinity),
 // and it holds ExpFor(x - max) (softmax: exp scaled by 2^kExpBias, which RowScale's 1 / sum
 // cancels) or x - max (log_softmax) as floats between the passes; it beats the 16-bit kernel on
 // such rows, though Triton's one-warp kernel stays ahead at 1024 (docs/BENCHMARKS.md).
 template <typename T, typename C, SoftmaxAlgorithm kAlgorithm, int kPacks, bool kSpill,
-          bool kAligned, bool kWholeSm, bool kOpaque, bool kOneWarp>
-__global__ void __launch_bounds__(kOneWarp ? 32 : kRegisterMaxBlockThreads, kOneWarp ? 32 : 0)
+          bool kAligned, bool kWholeSm, bool kOpaque, bool kOneWarp, bool kTwoBlocks>
+__global__ void __launch_bounds__(kOneWarp ? 32 : kRegisterMaxBlockThreads,
+                                  kOneWarp ? 32 : (kTwoBlocks ? 2 : 0))
     BlockRegisterSoftmaxKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows,
                                int64_t cols, int smem_packs) {
   static_assert(kAligned || !kSpill, "only rows of whole packs spill");
   static_assert(!kWholeSm || (kAligned && !kSpill), "whole-SM blocks hold whole packs");
   static_assert(!kOneWarp || (sizeof(T) == 2 && !kSpill && !kWholeSm),
                 "one-warp blocks hold 16-bit rows in registers");
+  static_assert(!kTwoBlocks || (std::is_same_v<T, __nv_bfloat16> && kPacks == 4 && kOpaque &&
+                                !kSpill && !kOneWarp),
+                "two-block kernels hold 32 bfloat16 values opaquely");
   constexpr int kPack = kBlockPack<T>;
   constexpr bool kRaw = sizeof(T) == 2 && !kOneWarp;
   // Registers hold rows as stored (16-bit values as loaded), float32 exp(x - max) between the

@@ -297,13 +297,13 @@ inline cudaError_t RaiseDynamicSmemLimit(const CudaDeviceProperties& props, cons
 
 template <typename T, SoftmaxAlgorithm kAlgorithm, int kPacks, bool kSpill, bool kAligned,
           bool kWholeSm = false, bool kOpaque = (kPacks * kBlockPack<T> > 32),
-          bool kOneWarp = false>
+          bool kOneWarp = false, bool kTwoBlocks = false>
 cudaError_t LaunchBlockRegister(const CudaDeviceProperties& props, cudaStream_t stream,
                                 int64_t rows, int64_t cols, const T* x, T* y, int block,
                                 int smem_packs, LaunchInfo* info) {
   using C = CudaComputeType<T>;
   const auto kernel = BlockRegisterSoftmaxKernel<T, C, kAlgorithm, kPacks, kSpill, kAligned,
-                                                 kWholeSm, kOpaque, kOneWarp>;
+                                                 kWholeSm, kOpaque, kOneWarp, kTwoBlocks>;
   const size_t smem = kSpill ? static_cast<size_t>(smem_packs) * block * 16 : 0;
   if (smem > 0) {
     const cudaError_t err = RaiseDynamicSmemLimit(props, reinterpret_cast<const void*>(kernel));
@@ -323,7 +323,10 @@ cudaError_t LaunchBlockRegister(const CudaDeviceProperties& props, cudaStream_t 
            0,
            kWholeSm,
            std::is_same_v<T, __nv_bfloat16> && !kOpaque && !kOneWarp,
-           kOneWarp};
+           kOneWarp,
+           0,
+           false,
+           kTwoBlocks};
   return cudaGetLastError();
 }
 
@@ -356,7 +359,8 @@ bool RegisterPathFits(int64_t cols, const T* x, const T* y) {
 template <typename T, SoftmaxAlgorithm kAlgorithm>
 RegisterPlan RegisterAutoPlan(int64_t cols, bool packed) {
   return softmax::RegisterAutoPlan(static_cast<int>(sizeof(T)),
-                                   kAlgorithm == SoftmaxAlgorithm::kSoftmax, cols, packed);
+                                   kAlgorithm == SoftmaxAlgorithm::kSoftmax, cols, packed,
+                                   std::is_same_v<T, __nv_bfloat16>);
 }
 
 // Whether a bfloat16 block of 32 values a thread keeps floats between the passes (more
@@ -407,6 +411,12 @@ cudaError_t LaunchBlockRegisterValues(const CudaDeviceProperties& props, cudaStr
     if (cols > kFloatWholeSmAfterCols) {
       return LaunchBlockRegister<T, kAlgorithm, 32 / kPack, false, true, true>(
           props, stream, rows, cols, x, y, block, 0, info);
+    }
+  }
+  if constexpr (std::is_same_v<T, __nv_bfloat16> && kAligned) {
+    if (block > kTwoBlocksAfterThreads) {  // 32 values: see kTwoBlocks
+      return LaunchBlockRegister<T, kAlgorithm, 32 / kPack, false, kAligned, false, true, false,
+                                 true>(props, stream, rows, cols, x, y, block, 0, info);
     }
   }
   if constexpr (sizeof(T) == 2) {

@@ -33,6 +33,7 @@ struct LaunchInfo {
   bool one_warp = false;      // register path: a 16-bit one-warp block (kOneWarp)
   int splits = 0;             // split path: blocks a row; cluster paths: CTAs a row
   bool looped = false;        // cluster-smem: fewer clusters than rows, each looping over rows
+  bool two_blocks = false;    // register path: 16-bit blocks bounded to two an SM (kTwoBlocks)
 };
 
 // "warp pack=4 lanes=32 cols/thread=32 rows/group=1", "smem pack=4 block=1024", ...
