@@ -77,10 +77,10 @@ struct Shape2 {
 // rows interleaved over the groups of a warp (WarpRows): 37 x 32 in 16-bit types and 21 x 16 in
 // float32 over more than one warp, the last one partly past the rows; 21 x 16 in 16-bit types
 // within one warp whose second rows lie past them.
-const Shape2 kShapes[] = {{1, 1},     {7, 31},    {64, 1024}, {3, 1025}, {4, 1032},  {4, 1001},
-                          {5, 3001},  {5, 4096},  {3, 3584},  {2, 5120}, {3, 12345}, {3, 20000},
-                          {2, 32768}, {2, 50000}, {3, 70000}, {1000, 3}, {5, 2},     {6, 513},
-                          {2, 16001}, {37, 32},   {21, 16},   {2, 30001}};
+const Shape2 kShapes[] = {{1, 1},     {7, 31},    {64, 1024}, {3, 1025},  {4, 1032},  {4, 1001},
+                          {5, 3001},  {5, 4096},  {3, 3584},  {2, 5120},  {3, 12345}, {3, 20000},
+                          {2, 32768}, {2, 50000}, {3, 70000}, {1000, 3},  {5, 2},     {6, 513},
+                          {2, 16001}, {37, 32},   {21, 16},   {2, 30001}, {7, 40001}};
 
 // The path a forced implementation must take. Forward rows (the tests' tensors start aligned)
 // are held in registers when forced, up to 1024 threads of 32 float32 or 64 16-bit values:
@@ -410,6 +410,38 @@ TEST_F(CudaSoftmaxTest, LongAndFewRowsThroughTheDispatch) {
                                            : (clusters ? c.forward : c.forward_without_clusters);
         CheckShapeOnPath(SoftmaxImpl::kAuto, c.dtype, c.shape, log, backward, path);
       }
+    }
+  }
+}
+
+// 16-bit chunks take the tensor as one flat range: a block's chunk may end in the next row (7
+// rows of 40001 columns in chunks of 15560), and each row combines the partials of the blocks it
+// spans. Forward log_softmax and backward, against the reference (float32's flat split runs in
+// LongAndFewRowsThroughTheDispatch's 4 MB rows).
+TEST_F(CudaSoftmaxTest, FlatSplitChunksCrossRows) {
+  ep::ScopedSoftmaxImpl forced(SoftmaxImpl::kSplitRows);
+  const Shape shape = {7, 40001};
+  for (DataType dtype : {DataType::kFloat16, DataType::kBFloat16}) {
+    for (bool backward : {false, true}) {
+      const std::vector<double> x =
+          RoundTo(RandomValues(static_cast<size_t>(shape.elem_cnt()), 91), dtype);
+      const std::vector<double> dy =
+          RoundTo(RandomValues(static_cast<size_t>(shape.elem_cnt()), 92), dtype);
+      const std::vector<double> y = RoundTo(ReferenceSoftmax(x, shape, 1, true), dtype);
+      const RunResult r =
+          backward ? RunOnCuda({MakeTensor(y, shape, dtype), MakeTensor(dy, shape, dtype)}, true,
+                               true, 1)
+                   : RunOnCuda({MakeTensor(x, shape, dtype)}, true, false, 1);
+      const std::string context = std::string(DataTypeName(dtype)) + " " + r.launch;
+      if (backward) {
+        ExpectAllClose(r.values, ReferenceSoftmaxGrad(y, dy, shape, 1, true),
+                       SoftmaxTolerance(dtype), context, SmallestNormal(dtype),
+                       SoftmaxGradScale(y, dy, shape, 1, true));
+      } else {
+        ExpectAllClose(r.values, ReferenceSoftmax(x, shape, 1, true), SoftmaxTolerance(dtype),
+                       context, SmallestNormal(dtype), SoftmaxScale(x, shape, 1, true));
+      }
+      EXPECT_NE(r.launch.find(" flat]"), std::string::npos) << context;
     }
   }
 }

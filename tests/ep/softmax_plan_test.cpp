@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <utility>
 
 namespace oflite {
@@ -86,6 +87,38 @@ TEST(SoftmaxPlanTest, LongSixteenBitRowsTakeTheirPlans) {
     }
   }
   EXPECT_GT(RegisterBlockFor(16392, 32), kTwoBlocksAfterThreads);
+}
+
+// A flat split keeps every resident block busy where chunks of each row would not, with chunks
+// of whole packs no longer than a row (a block then takes pieces of at most two rows), and
+// declines where a chunk would pass a row.
+TEST(SoftmaxPlanTest, FlatSplitsFillTheGridWithChunksOfAtMostARow) {
+  const FlatSplitPlan few = PlanFlatSplit(264, 34, 1 << 20, 4);
+  EXPECT_EQ(few.blocks, 264);  // chunks of each row: 7 a row, 238 blocks
+  EXPECT_EQ(PlanSplitRows(264, 34, 1 << 20, 4).splits * 34, 238);
+  for (const auto& [rows, cols, elem_size] : {std::tuple{34, 1 << 20, 4},
+                                              {7, 40001, 4},
+                                              {5, 300001, 2},
+                                              {1, 4194307, 4},
+                                              {16, 1 << 20, 2}}) {
+    const FlatSplitPlan plan = PlanFlatSplit(264, rows, cols, elem_size);
+    const int64_t n = int64_t{rows} * cols;
+    ASSERT_GT(plan.blocks, 0) << rows << " x " << cols;
+    EXPECT_LE(plan.blocks, 264);
+    EXPECT_GE(plan.blocks, rows);  // so blocks + rows partials fit twice the resident blocks
+    EXPECT_LE(plan.chunk, cols);
+    EXPECT_EQ(plan.chunk % PackOf(elem_size), 0);
+    EXPECT_GE(plan.blocks * plan.chunk, n);
+    EXPECT_LT((plan.blocks - 1) * plan.chunk, n);  // no block without elements
+  }
+  EXPECT_EQ(PlanFlatSplit(264, 5, 2, 4).blocks, 0);       // a chunk would pass the row
+  EXPECT_EQ(PlanFlatSplit(264, 600, 4096, 4).blocks, 0);  // more rows than blocks
+  EXPECT_EQ(PlanFlatSplit(0, 34, 1 << 20, 4).blocks, 0);
+  // float32 only where the flat grid has 5% more blocks; 16-bit wherever it applies
+  EXPECT_TRUE(TakesFlatSplit(264, 238, 4));
+  EXPECT_FALSE(TakesFlatSplit(264, 256, 4));
+  EXPECT_TRUE(TakesFlatSplit(264, 260, 2));
+  EXPECT_FALSE(TakesFlatSplit(0, 260, 2));
 }
 
 TEST(SoftmaxPlanTest, CoveredColsCountsWhatARowsPacksSpan) {

@@ -134,6 +134,9 @@ std::string DescribeLaunch(const LaunchInfo& info) {
     if (info.cols_per_thread > 0) {
       text += " held";
     }
+    if (info.flat) {
+      text += " flat";
+    }
   } else if (std::string(info.path) == "cluster-smem") {
     text += " ctas=" + std::to_string(info.splits);
     if (info.looped) {

@@ -31,9 +31,10 @@ struct LaunchInfo {
   bool whole_sm = false;      // register path: the block is its SM's only one (WholePacks)
   bool floats_kept = false;   // register path: bfloat16 held as floats (KeepsFloats; not one-warp)
   bool one_warp = false;      // register path: a 16-bit one-warp block (kOneWarp)
-  int splits = 0;             // split path: blocks a row; cluster paths: CTAs a row
+  int splits = 0;             // split path: blocks a row (flat: in all); cluster paths: CTAs a row
   bool looped = false;        // cluster-smem: fewer clusters than rows, each looping over rows
-  bool two_blocks = false;    // register path: 16-bit blocks bounded to two an SM (kTwoBlocks)
+  bool two_blocks = false;    // register path: bfloat16 blocks bounded to 32 registers (kTwoBlocks)
+  bool flat = false;          // split path: the blocks take the tensor as one range (FlatSplitPlan)
 };
 
 // "warp pack=4 lanes=32 cols/thread=32 rows/group=1", "smem pack=4 block=1024", ...

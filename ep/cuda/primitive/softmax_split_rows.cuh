@@ -4,7 +4,9 @@
 // folds its chunk of a row into a partial in the stream's workspace (the running max and sum
 // for the forward, the gradient's dot product for the backward); after a grid-wide barrier each
 // combines its row's partials and writes its chunk, reading it again (from L2 when the tensor
-// fits there). Any row length: chunks and columns index with int64_t.
+// fits there). Where TakesFlatSplit holds, the blocks take the tensor as one flat range instead,
+// a chunk possibly ending in the next row, so that every resident block has a chunk. Any row
+// length: chunks and columns index with int64_t.
 #ifndef ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SOFTMAX_SPLIT_ROWS_CUH_
 #define ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SOFTMAX_SPLIT_ROWS_CUH_
 
@@ -152,65 +154,53 @@ struct HeldChunk {
 // `partials`, so a round's writes never meet the previous round's reads. kPack > 1 only when a,
 // dy and out share their offset from a 16-byte boundary, so that one tensor's pack starts are
 // the others'. kHeld > 0 (forward, kPack wide): the chunk waits in registers (HeldChunk). Two
-// blocks an SM: unbounded, the held kernel took 108 registers and one.
-template <typename T, typename C, SoftmaxAlgorithm kAlgorithm, bool kBackward, int kPack, int kHeld>
+// blocks an SM: unbounded, the held kernel took 108 registers and one. With kFlat (chunks not
+// held, a one-dimensional grid) block b takes elements [b * chunk, (b + 1) * chunk) of the
+// tensor in one round.
+template <typename T, typename C, SoftmaxAlgorithm kAlgorithm, bool kBackward, int kPack, int kHeld,
+          bool kFlat>
 __global__ void __launch_bounds__(kSplitBlockThreads, 2)
     SplitRowsKernel(const T* __restrict__ a, const T* __restrict__ dy, T* __restrict__ out,
                     int64_t rows, int64_t cols, int64_t chunk,
                     SplitPartial<T, C, kAlgorithm, kBackward>* __restrict__ partials) {
   using P = SplitPartial<T, C, kAlgorithm, kBackward>;
   cooperative_groups::grid_group grid = cooperative_groups::this_grid();
-  const int64_t begin = blockIdx.x * chunk;
-  const int64_t len = min(chunk, cols - begin);
-  const int64_t per_round = static_cast<int64_t>(gridDim.x) * gridDim.y;
-  const int64_t rounds = (rows + gridDim.y - 1) / gridDim.y;
-  for (int64_t round = 0; round < rounds; ++round) {
-    const int64_t row = round * gridDim.y + blockIdx.y;
-    const bool active = row < rows;
-    const int64_t offset = row * cols + begin;
-    P* round_partials = partials + (round % 2) * per_round;
-    P* row_partials = round_partials + static_cast<int64_t>(blockIdx.y) * gridDim.x;
-    HeldChunk<T, kHeld == 0 ? 1 : kHeld> held;
-    if (active) {
-      P acc = SplitIdentity<P>();
-      if constexpr (kBackward) {
-        const T* seg_y = a + offset;
-        ForEachInRow<kPack>(dy + offset, len, [&](int64_t c, const T* v, auto n) {
-          constexpr int N = decltype(n)::value;
-          if constexpr (kAlgorithm == SoftmaxAlgorithm::kSoftmax) {
-            const Pack<T, N> y = LoadN<N>(seg_y + c);
+  HeldChunk<T, kHeld == 0 ? 1 : kHeld> held;
+  // The block's partial of the `len` elements from `offset` (all in one row).
+  const auto fold = [&](int64_t offset, int64_t len) {
+    P acc = SplitIdentity<P>();
+    if constexpr (kBackward) {
+      const T* seg_y = a + offset;
+      ForEachInRow<kPack>(dy + offset, len, [&](int64_t c, const T* v, auto n) {
+        constexpr int N = decltype(n)::value;
+        if constexpr (kAlgorithm == SoftmaxAlgorithm::kSoftmax) {
+          const Pack<T, N> y = LoadN<N>(seg_y + c);
 #pragma unroll
-            for (int i = 0; i < N; ++i) {
-              acc += ToCompute(y.elem[i]) * ToCompute(v[i]);
-            }
-          } else {
-#pragma unroll
-            for (int i = 0; i < N; ++i) {
-              acc += ToCompute(v[i]);
-            }
+          for (int i = 0; i < N; ++i) {
+            acc += ToCompute(y.elem[i]) * ToCompute(v[i]);
           }
-        });
-        acc = BlockAllReduce<kSplitBlockThreads>(acc, SumOp());
-      } else {
-        if constexpr (kHeld > 0) {
-          held.Load(a + offset, len);
-          acc = held.template MaxAndSum<kAlgorithm, C>(a + offset, len);
         } else {
-          ForEachInRow<kPack>(a + offset, len, [&](int64_t, const T* v, auto n) {
-            AccumulatePack<T, kAlgorithm, C, decltype(acc.sum), decltype(n)::value>(acc, v);
-          });
+#pragma unroll
+          for (int i = 0; i < N; ++i) {
+            acc += ToCompute(v[i]);
+          }
         }
-        acc = BlockMaxSum(acc);
+      });
+      return BlockAllReduce<kSplitBlockThreads>(acc, SumOp());
+    } else {
+      if constexpr (kHeld > 0) {
+        held.Load(a + offset, len);
+        acc = held.template MaxAndSum<kAlgorithm, C>(a + offset, len);
+      } else {
+        ForEachInRow<kPack>(a + offset, len, [&](int64_t, const T* v, auto n) {
+          AccumulatePack<T, kAlgorithm, C, decltype(acc.sum), decltype(n)::value>(acc, v);
+        });
       }
-      if (threadIdx.x == 0) {
-        row_partials[blockIdx.x] = acc;
-      }
+      return BlockMaxSum(acc);
     }
-    grid.sync();
-    if (!active) {
-      continue;
-    }
-    const P acc = CombineRowPartials(row_partials, static_cast<int>(gridDim.x));
+  };
+  // Writes the `len` outputs from `offset`, given the row's combined partial.
+  const auto write = [&](int64_t offset, int64_t len, const P& acc) {
     T* seg_out = out + offset;
     if constexpr (kBackward) {
       const C sum = acc;  // of y * dy (softmax) or of dy (log_softmax)
@@ -230,7 +220,7 @@ __global__ void __launch_bounds__(kSplitBlockThreads, 2)
     } else {
       const C max = acc.max;
       const C scale = RowScale<kAlgorithm, C>(acc.sum);
-      const auto write = [&](int64_t c, const T* x, auto n) {
+      const auto store = [&](int64_t c, const T* x, auto n) {
         constexpr int N = decltype(n)::value;
         C v[N];
 #pragma unroll
@@ -242,9 +232,56 @@ __global__ void __launch_bounds__(kSplitBlockThreads, 2)
         StorePack<N>(v, seg_out + c);
       };
       if constexpr (kHeld > 0) {
-        held.ForEach(a + offset, len, write);
+        held.ForEach(a + offset, len, store);
       } else {
-        ForEachInRow<kPack>(a + offset, len, write);
+        ForEachInRow<kPack>(a + offset, len, store);
+      }
+    }
+  };
+  static_assert(!kFlat || kHeld == 0, "flat chunks are not held");
+  if constexpr (kFlat) {
+    // Block b takes elements [b * chunk, (b + 1) * chunk) of the whole tensor: the pieces of
+    // at most two rows (chunk <= cols). Its partial for row r sits at b + r, so that row r's
+    // partials, from blocks b0(r) to b1(r), are contiguous from b0(r) + r.
+    const int64_t begin = blockIdx.x * chunk;
+    const int64_t end = min(begin + chunk, rows * cols);
+    const int64_t first_row = begin / cols;
+    const int64_t last_row = begin < end ? (end - 1) / cols : first_row - 1;
+    for (int64_t r = first_row; r <= last_row; ++r) {
+      const int64_t from = max(begin, r * cols);
+      const P acc = fold(from, min(end, (r + 1) * cols) - from);
+      if (threadIdx.x == 0) {
+        partials[blockIdx.x + r] = acc;
+      }
+    }
+    grid.sync();
+    for (int64_t r = first_row; r <= last_row; ++r) {
+      const int64_t b0 = r * cols / chunk;
+      const int64_t b1 = ((r + 1) * cols - 1) / chunk;
+      const P acc = CombineRowPartials(partials + b0 + r, static_cast<int>(b1 - b0 + 1));
+      const int64_t from = max(begin, r * cols);
+      write(from, min(end, (r + 1) * cols) - from, acc);
+    }
+  } else {
+    const int64_t begin = blockIdx.x * chunk;
+    const int64_t len = min(chunk, cols - begin);
+    const int64_t per_round = static_cast<int64_t>(gridDim.x) * gridDim.y;
+    const int64_t rounds = (rows + gridDim.y - 1) / gridDim.y;
+    for (int64_t round = 0; round < rounds; ++round) {
+      const int64_t row = round * gridDim.y + blockIdx.y;
+      const bool active = row < rows;
+      const int64_t offset = row * cols + begin;
+      P* round_partials = partials + (round % 2) * per_round;
+      P* row_partials = round_partials + static_cast<int64_t>(blockIdx.y) * gridDim.x;
+      if (active) {
+        const P acc = fold(offset, len);
+        if (threadIdx.x == 0) {
+          row_partials[blockIdx.x] = acc;
+        }
+      }
+      grid.sync();
+      if (active) {
+        write(offset, len, CombineRowPartials(row_partials, static_cast<int>(gridDim.x)));
       }
     }
   }
@@ -277,7 +314,7 @@ cudaError_t PlanSplitKernel(const CudaDeviceProperties& props, int64_t rows, int
                             size_t workspace_bytes, SplitRowsPlan* plan, int64_t* resident) {
   using C = CudaComputeType<T>;
   using P = SplitPartial<T, C, kAlgorithm, kBackward>;
-  const auto kernel = SplitRowsKernel<T, C, kAlgorithm, kBackward, kPack, kHeld>;
+  const auto kernel = SplitRowsKernel<T, C, kAlgorithm, kBackward, kPack, kHeld, false>;
   int per_sm = 0;
   const cudaError_t err =
       ResidentBlocksPerSm(props, reinterpret_cast<const void*>(kernel), &per_sm);
@@ -324,21 +361,33 @@ cudaError_t LaunchSplitRowsWithPack(const CudaDeviceProperties& props, cudaStrea
   if (plan.splits == 0) {
     return cudaErrorInvalidValue;  // no block fits an SM: not on a device this build targets
   }
+  // Chunks not held, of tensors read in 16-byte packs, may take the tensor as one flat range
+  // (TakesFlatSplit; its own kernel, whose occupancy is the per-row one's under the launch
+  // bound): its blocks + rows partials fit the workspace, as blocks <= resident and rows <= blocks.
+  const int64_t grid_rows = std::min<int64_t>({rows, resident / plan.splits, 65535});
+  const FlatSplitPlan flat_plan =
+      held || kPack == 1 ? FlatSplitPlan() : PlanFlatSplit(resident, rows, cols, sizeof(T));
+  const bool flat = TakesFlatSplit(flat_plan.blocks, plan.splits * grid_rows, sizeof(T));
   const void* kernel =
       held ? reinterpret_cast<const void*>(
-                 SplitRowsKernel<T, C, kAlgorithm, kBackward, kPack, kHeldPacks>)
-           : reinterpret_cast<const void*>(SplitRowsKernel<T, C, kAlgorithm, kBackward, kPack, 0>);
-  const int64_t grid_rows = std::min<int64_t>({rows, resident / plan.splits, 65535});
-  const dim3 grid(static_cast<unsigned>(plan.splits), static_cast<unsigned>(grid_rows));
+                 SplitRowsKernel<T, C, kAlgorithm, kBackward, kPack, kHeldPacks, false>)
+      : flat ? reinterpret_cast<const void*>(
+                   SplitRowsKernel<T, C, kAlgorithm, kBackward, kPack, 0, kPack != 1>)
+             : reinterpret_cast<const void*>(
+                   SplitRowsKernel<T, C, kAlgorithm, kBackward, kPack, 0, false>);
+  const dim3 grid =
+      flat ? dim3(static_cast<unsigned>(flat_plan.blocks))
+           : dim3(static_cast<unsigned>(plan.splits), static_cast<unsigned>(grid_rows));
   auto* partials = static_cast<P*>(workspace);
-  int64_t chunk = plan.chunk;
+  int64_t chunk = flat ? flat_plan.chunk : plan.chunk;
   void* args[] = {&a, &dy, &out, &rows, &cols, &chunk, &partials};
   *info = LaunchInfo();
   info->path = "split";
   info->pack = kPack;
   info->block_size = kSplitBlockThreads;
-  info->splits = plan.splits;
+  info->splits = flat ? static_cast<int>(flat_plan.blocks) : plan.splits;
   info->cols_per_thread = held ? kSplitHeldPacks * kPack : 0;
+  info->flat = flat;
   return cudaLaunchCooperativeKernel(kernel, grid, dim3(kSplitBlockThreads), args, 0, stream);
 }
 
