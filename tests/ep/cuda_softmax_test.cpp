@@ -345,34 +345,29 @@ TEST_F(CudaSoftmaxTest, RegisterPathBlocksLoopOverMoreRowsThanTheGrid) {
   // A block that is its SM's only one (float32 rows past 26624 columns) looping over rows:
   // its totals, combined by a butterfly, reuse the same shared slots row after row. 26628 and
   // 30000 columns leave lanes of the butterfly without a warp (27 and 30 warps) and threads
-  // without a last pack.
+  // without a last pack. bfloat16 blocks bounded to 32 registers (kTwoBlocks) looping over
+  // rows: 20000 columns leave the last threads of a block of 640 without their last packs.
+  struct Looping {
+    DataType dtype;
+    int64_t rows, cols;
+    uint64_t seed;
+    const char* kernel;
+  };
   const ep::ScopedSoftmaxGridLimit one_block(1);
-  for (int64_t cols : {26628, 30000, 32768}) {
-    const Shape wide = {3, cols};
+  for (const Looping& c : {Looping{DataType::kFloat32, 3, 26628, 78, " whole-sm]"},
+                           {DataType::kFloat32, 3, 30000, 78, " whole-sm]"},
+                           {DataType::kFloat32, 3, 32768, 78, " whole-sm]"},
+                           {DataType::kBFloat16, 5, 16392, 79, " two-blocks]"},
+                           {DataType::kBFloat16, 5, 20000, 79, " two-blocks]"}}) {
+    const Shape wide = {c.rows, c.cols};
     for (bool log : {false, true}) {
       const std::vector<double> x =
-          RoundTo(RandomValues(static_cast<size_t>(wide.elem_cnt()), 78), DataType::kFloat32);
-      const RunResult r = RunOnCuda({MakeTensor(x, wide, DataType::kFloat32)}, log, false, 1);
-      ExpectAllClose(r.values, ReferenceSoftmax(x, wide, 1, log),
-                     SoftmaxTolerance(DataType::kFloat32),
-                     wide.ToString() + (log ? " log " : " ") + r.launch,
-                     SmallestNormal(DataType::kFloat32), SoftmaxScale(x, wide, 1, log));
-      EXPECT_NE(r.launch.find(" whole-sm]"), std::string::npos) << r.launch;
-    }
-  }
-  // bfloat16 blocks bounded to 32 registers (kTwoBlocks) looping over rows: 20000 columns leave
-  // the last threads of a block of 640 without their last packs.
-  for (int64_t cols : {16392, 20000}) {
-    const Shape wide = {5, cols};
-    for (bool log : {false, true}) {
-      const std::vector<double> x =
-          RoundTo(RandomValues(static_cast<size_t>(wide.elem_cnt()), 79), DataType::kBFloat16);
-      const RunResult r = RunOnCuda({MakeTensor(x, wide, DataType::kBFloat16)}, log, false, 1);
-      ExpectAllClose(r.values, ReferenceSoftmax(x, wide, 1, log),
-                     SoftmaxTolerance(DataType::kBFloat16),
-                     wide.ToString() + (log ? " log " : " ") + r.launch,
-                     SmallestNormal(DataType::kBFloat16), SoftmaxScale(x, wide, 1, log));
-      EXPECT_NE(r.launch.find(" two-blocks]"), std::string::npos) << r.launch;
+          RoundTo(RandomValues(static_cast<size_t>(wide.elem_cnt()), c.seed), c.dtype);
+      const RunResult r = RunOnCuda({MakeTensor(x, wide, c.dtype)}, log, false, 1);
+      ExpectAllClose(r.values, ReferenceSoftmax(x, wide, 1, log), SoftmaxTolerance(c.dtype),
+                     wide.ToString() + (log ? " log " : " ") + r.launch, SmallestNormal(c.dtype),
+                     SoftmaxScale(x, wide, 1, log));
+      EXPECT_NE(r.launch.find(c.kernel), std::string::npos) << r.launch;
     }
   }
 }

@@ -14,20 +14,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
-#define CK(x)                                                      \
-  do {                                                             \
-    cudaError_t e = (x);                                           \
-    if (e != cudaSuccess) {                                        \
-      printf("err %s line %d\n", cudaGetErrorString(e), __LINE__); \
-      exit(1);                                                     \
-    }                                                              \
-  } while (0)
 
-__global__ void Fill(float4* p, size_t n, float v) {
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-       i += (size_t)gridDim.x * blockDim.x)
-    p[i] = make_float4(v, v, v, v);
-}
+#include "probe_timing.cuh"
 
 template <int kThreads>
 __device__ float BlockSum(float v, float* partials) {
@@ -76,28 +64,6 @@ __global__ void __launch_bounds__(kThreads) Rows(const float4* in, float4* out, 
   }
 }
 
-float4* g_flush;
-size_t g_flush_n = (512ul << 20) / 16;
-template <typename F>
-float Median(F run) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  std::vector<float> t;
-  for (int r = 0; r < 24; ++r) {
-    Fill<<<1056, 512>>>(g_flush, g_flush_n, (float)r);
-    CK(cudaEventRecord(a));
-    run();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float ms;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    if (r >= 3) t.push_back(ms * 1000);
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-
 template <int kThreads, int kVec, bool kPrefetch>
 float TimeRows(const float4* in, float4* out, long rows, int sms, int* per_sm) {
   auto k = Rows<kThreads, kVec, kPrefetch>;
@@ -114,10 +80,11 @@ void Shape(const float4* in, float4* out, long rows, int sms) {
   int occ_plain = 0, occ_pre = 0;
   const float plain = TimeRows<kThreads, kVec, false>(in, out, rows, sms, &occ_plain);
   const float pre = TimeRows<kThreads, kVec, true>(in, out, rows, sms, &occ_pre);
-  printf("%6ld rows of %3d KB (%4d threads x %2d float4, %d/%d an SM): memcpy %8.1f us, "
-         "row a block %8.1f (%.3f x), prefetching %8.1f (%.3f x)\n",
-         rows, kThreads * kVec * 16 / 1024, kThreads, kVec, occ_plain, occ_pre, memcpy_us, plain,
-         plain / memcpy_us, pre, pre / memcpy_us);
+  printf(
+      "%6ld rows of %3d KB (%4d threads x %2d float4, %d/%d an SM): memcpy %8.1f us, "
+      "row a block %8.1f (%.3f x), prefetching %8.1f (%.3f x)\n",
+      rows, kThreads * kVec * 16 / 1024, kThreads, kVec, occ_plain, occ_pre, memcpy_us, plain,
+      plain / memcpy_us, pre, pre / memcpy_us);
 }
 
 int main() {

@@ -13,20 +13,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
-#define CK(x)                                                      \
-  do {                                                             \
-    cudaError_t e = (x);                                           \
-    if (e != cudaSuccess) {                                        \
-      printf("err %s line %d\n", cudaGetErrorString(e), __LINE__); \
-      exit(1);                                                     \
-    }                                                              \
-  } while (0)
 
-__global__ void Fill(float4* p, size_t n, float v) {
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-       i += (size_t)gridDim.x * blockDim.x)
-    p[i] = make_float4(v, v, v, v);
-}
+#include "probe_timing.cuh"
 
 template <int kThreads, bool kRead, bool kSync, bool kWrite>
 __global__ void __launch_bounds__(kThreads)
@@ -91,28 +79,6 @@ __global__ void __launch_bounds__(256) CopyKernel(const float4* in, float4* out,
     for (int k = 0; k < 4; ++k)
       if (i + k * stride < n) out[i + k * stride] = v[k];
   }
-}
-
-float4* g_flush;
-size_t g_flush_n = (512ul << 20) / 16;
-template <typename F>
-float Median(F run) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  std::vector<float> t;
-  for (int r = 0; r < 24; ++r) {
-    Fill<<<1056, 512>>>(g_flush, g_flush_n, (float)r);
-    CK(cudaEventRecord(a));
-    run();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float ms;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    if (r >= 3) t.push_back(ms * 1000);
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
 }
 
 template <int kThreads, bool R, bool S, bool W>
