@@ -151,7 +151,7 @@ std::string ExpectedPath(SoftmaxImpl impl, DataType dtype, int64_t cols, bool lo
   int64_t auto_max = 32768;
   if (!packed) {
     auto_min = float32 ? 300 : 513;
-    auto_max = float32 ? 16384 : 32768;
+    auto_max = float32 ? 16384 : 32768;  // 16-bit: to 32775, whose covered columns are 32768
   }
   if (impl == SoftmaxImpl::kAuto && register_fits && cols >= auto_min && cols <= auto_max) {
     return "register";
@@ -411,7 +411,7 @@ TEST_F(CudaSoftmaxTest, LongAndFewRowsThroughTheDispatch) {
 
 // 16-bit chunks take the tensor as one flat range: a block's chunk may end in the next row (7
 // rows of 40001 columns in chunks of 15560), and each row combines the partials of the blocks it
-// spans. Forward log_softmax and backward, against the reference (float32's flat split runs in
+// spans. log_softmax forward and backward, against the reference (float32's flat split runs in
 // LongAndFewRowsThroughTheDispatch's 4 MB rows).
 TEST_F(CudaSoftmaxTest, FlatSplitChunksCrossRows) {
   ep::ScopedSoftmaxImpl forced(SoftmaxImpl::kSplitRows);

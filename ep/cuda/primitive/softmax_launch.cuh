@@ -375,8 +375,9 @@ bool KeepsFloats(int64_t cols, int block) {
 }
 
 // Launches the register kernel holding `values` per thread in registers (8 or 16 for float32,
-// 32, 40 for 16-bit types, or 64 for float16) and none in shared memory; 16-bit blocks of 32
-// threads of 32 values take its one-warp variant.
+// 32, 40 or 64 for 16-bit types) and none in shared memory; 16-bit blocks of 32 threads of 32
+// values take its one-warp variant, bfloat16 blocks of 32 values past kTwoBlocksAfterThreads
+// threads its two-block variant (kTwoBlocks).
 template <typename T, SoftmaxAlgorithm kAlgorithm, bool kAligned>
 cudaError_t LaunchBlockRegisterValues(const CudaDeviceProperties& props, cudaStream_t stream,
                                       int64_t rows, int64_t cols, const T* x, T* y, int values,

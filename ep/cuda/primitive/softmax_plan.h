@@ -143,6 +143,12 @@ struct SplitRowsPlan {
   int64_t chunk = 0;
 };
 
+// The fewest elements a split block takes: each thread folds at least one unrolled round of 4
+// packs.
+constexpr int64_t SplitMinChunk(int elem_size) {
+  return int64_t{kSplitBlockThreads} * PackOf(elem_size) * 4;
+}
+
 // `blocks`: how many blocks the grid may have (all resident at once); splits == 0 when none (or
 // an empty tensor).
 inline SplitRowsPlan PlanSplitRows(int64_t blocks, int64_t rows, int64_t cols, int elem_size) {
@@ -150,8 +156,7 @@ inline SplitRowsPlan PlanSplitRows(int64_t blocks, int64_t rows, int64_t cols, i
     return {0, 0};
   }
   const int64_t pack = PackOf(elem_size);
-  // Each thread folds at least one unrolled round of 4 packs.
-  const int64_t min_chunk = int64_t{kSplitBlockThreads} * pack * 4;
+  const int64_t min_chunk = SplitMinChunk(elem_size);
   const int64_t wanted = std::max<int64_t>(1, blocks / std::max<int64_t>(rows, 1));
   const int64_t splits = std::min(wanted, (cols + min_chunk - 1) / min_chunk);
   const int64_t chunk = ((cols + splits - 1) / splits + pack - 1) / pack * pack;
@@ -159,9 +164,10 @@ inline SplitRowsPlan PlanSplitRows(int64_t blocks, int64_t rows, int64_t cols, i
 }
 
 // Few rows split as one flat range of the tensor: `blocks` blocks of `chunk` elements each (whole
-// packs, at most a row, so a block takes pieces of at most two rows), every resident block busy
-// where chunks of each row leave some idle ((34, 2^20) on 264 blocks: 238 of them by rows of
-// 7 chunks). blocks == 0 where a chunk would pass a row.
+// packs, at most a row, so a block takes pieces of at most two rows), as many blocks as are
+// resident or as chunks of SplitMinChunk fill, where chunks of each row may leave resident blocks
+// idle ((34, 2^20) on 264 blocks: 238 of them by rows of 7 chunks). blocks == 0 where a chunk
+// would pass a row.
 struct FlatSplitPlan {
   int64_t blocks = 0;
   int64_t chunk = 0;
@@ -170,7 +176,7 @@ struct FlatSplitPlan {
 inline FlatSplitPlan PlanFlatSplit(int64_t resident, int64_t rows, int64_t cols, int elem_size) {
   const int64_t n = rows * cols;
   const int64_t pack = PackOf(elem_size);
-  const int64_t min_chunk = int64_t{kSplitBlockThreads} * pack * 4;  // as PlanSplitRows
+  const int64_t min_chunk = SplitMinChunk(elem_size);
   const int64_t blocks = std::min(resident, (n + min_chunk - 1) / min_chunk);
   if (blocks <= 0 || n <= 0) {
     return {};
@@ -183,8 +189,9 @@ inline FlatSplitPlan PlanFlatSplit(int64_t resident, int64_t rows, int64_t cols,
 }
 
 // Whether chunks not held take the flat plan over chunks of each row (row_blocks blocks in
-// all): 16-bit tensors always (13-35% faster, forward and backward, at (20, 2^20) float16 and
-// (8, 2^20) and (34, 2^21) bfloat16, where the flat grid has 2-11% more blocks); float32 where
+// all): 16-bit tensors wherever it applies (13-35% faster, forward and backward, at (20, 2^20)
+// float16 and (8, 2^20) and (34, 2^21) bfloat16, where the flat grid has 2-11% more blocks; not
+// measured where it has fewer, as tensors under 264 chunks of SplitMinChunk do); float32 where
 // the flat grid has at least 5% more blocks ((34, 2^20): even to 4% faster), elsewhere keeping
 // the per-row kernel as measured.
 inline bool TakesFlatSplit(int64_t flat_blocks, int64_t row_blocks, int elem_size) {

@@ -5,8 +5,8 @@
 // for the forward, the gradient's dot product for the backward); after a grid-wide barrier each
 // combines its row's partials and writes its chunk, reading it again (from L2 when the tensor
 // fits there). Where TakesFlatSplit holds, the blocks take the tensor as one flat range instead,
-// a chunk possibly ending in the next row, so that every resident block has a chunk. Any row
-// length: chunks and columns index with int64_t.
+// a chunk possibly ending in the next row, so that the grid need not be a whole number of chunks
+// a row. Any row length: chunks and columns index with int64_t.
 #ifndef ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SOFTMAX_SPLIT_ROWS_CUH_
 #define ONEFLOW_LITE_EP_CUDA_PRIMITIVE_SOFTMAX_SPLIT_ROWS_CUH_
 
