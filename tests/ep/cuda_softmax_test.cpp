@@ -89,7 +89,7 @@ const Shape2 kShapes[] = {{1, 1},     {7, 31},    {64, 1024}, {3, 1025},  {4, 10
 // By default, rows of whole packs from where that measured faster than the warp (float32 from
 // 896 columns, 16-bit from 769) up to 32768 columns, where it measured faster than shared
 // memory (half of each thread's values in shared memory past 16384 columns, for float32 only to
-// 26624, past which a block is its SM's only one; bfloat16 rows of 16385-20480 columns instead
+// 26624, past which a block is its SM's only one; 16-bit rows of 16385-20480 columns instead
 // take blocks bounded to 32 registers); rows that start mid-pack from 513 columns
 // (float32 from 300) to 16384, 16-bit ones to 32768. Other rows go to shared memory, cached
 // as stored (2 bytes an element for 16-bit types), when the row (and dy's for backward) fits in
@@ -299,11 +299,11 @@ TEST_F(CudaSoftmaxTest, ForcedPathsAreTheOnesThatRan) {
       {{2, 3584}, DataType::kBFloat16, 4, "[register pack=8 block=128 cols/thread=32]"},
       {{2, 4096}, DataType::kFloat16, 4, "[register pack=8 block=128 cols/thread=32]"},
       {{2, 16384}, DataType::kBFloat16, 4, "[register pack=8 block=256 cols/thread=64]"},
-      // past 16384 columns: bfloat16 rows of whole packs of up to 640 threads of 32 values in
-      // blocks bounded to 32 registers, float16 ones half in shared memory; 16-bit rows that
-      // start mid-pack 64 values a thread
+      // past 16384 columns: 16-bit rows of whole packs of up to 640 threads of 32 values in
+      // blocks bounded to 32 registers, then half in shared memory; 16-bit rows that start
+      // mid-pack 64 values a thread
       {{2, 20000}, DataType::kBFloat16, 4, "[register pack=8 block=640 cols/thread=32 two-blocks]"},
-      {{2, 20000}, DataType::kFloat16, 4, "[register pack=8 block=160 cols/thread=128]"},
+      {{2, 20000}, DataType::kFloat16, 4, "[register pack=8 block=640 cols/thread=32 two-blocks]"},
       {{2, 20488}, DataType::kBFloat16, 4, "[register pack=8 block=192 cols/thread=128]"},
       {{3, 20001}, DataType::kBFloat16, 4, "[register pack=8 block=320 cols/thread=64]"},
       {{3, 32767}, DataType::kFloat16, 4, "[register pack=8 block=512 cols/thread=64]"},
@@ -345,7 +345,7 @@ TEST_F(CudaSoftmaxTest, RegisterPathBlocksLoopOverMoreRowsThanTheGrid) {
   // A block that is its SM's only one (float32 rows past 26624 columns) looping over rows:
   // its totals, combined by a butterfly, reuse the same shared slots row after row. 26628 and
   // 30000 columns leave lanes of the butterfly without a warp (27 and 30 warps) and threads
-  // without a last pack. bfloat16 blocks bounded to 32 registers (kTwoBlocks) looping over
+  // without a last pack. 16-bit blocks bounded to 32 registers (kTwoBlocks) looping over
   // rows: 20000 columns leave the last threads of a block of 640 without their last packs.
   struct Looping {
     DataType dtype;
@@ -358,7 +358,8 @@ TEST_F(CudaSoftmaxTest, RegisterPathBlocksLoopOverMoreRowsThanTheGrid) {
                            {DataType::kFloat32, 3, 30000, 78, " whole-sm]"},
                            {DataType::kFloat32, 3, 32768, 78, " whole-sm]"},
                            {DataType::kBFloat16, 5, 16392, 79, " two-blocks]"},
-                           {DataType::kBFloat16, 5, 20000, 79, " two-blocks]"}}) {
+                           {DataType::kBFloat16, 5, 20000, 79, " two-blocks]"},
+                           {DataType::kFloat16, 5, 20000, 79, " two-blocks]"}}) {
     const Shape wide = {c.rows, c.cols};
     for (bool log : {false, true}) {
       const std::vector<double> x =

@@ -44,11 +44,11 @@ TEST(SoftmaxPlanTest, TheSweepsPointsKeepTheirPlans) {
 // Every plan fits a block of 1024 threads and the register budget (32 floats or 64 16-bit values
 // a thread), spills only rows of whole packs, and the path stops where the rules do.
 TEST(SoftmaxPlanTest, EveryPlanFitsItsBudgets) {
-  for (const auto [elem_size, bfloat16] : {std::pair{4, false}, {2, false}, {2, true}}) {
+  for (int elem_size : {4, 2}) {
     for (bool softmax : {true, false}) {
       for (int64_t cols = 1; cols <= 40000; ++cols) {
         const bool whole_packs = cols % PackOf(elem_size) == 0;
-        const RegisterPlan plan = RegisterAutoPlan(elem_size, softmax, cols, whole_packs, bfloat16);
+        const RegisterPlan plan = RegisterAutoPlan(elem_size, softmax, cols, whole_packs);
         if (plan.values == 0) {
           EXPECT_EQ(plan.smem_values, 0);
           continue;
@@ -65,24 +65,22 @@ TEST(SoftmaxPlanTest, EveryPlanFitsItsBudgets) {
   EXPECT_EQ(kFloatWholeSmAfterCols, 416 * 64);
 }
 
-// Past 16384 columns: bfloat16 rows of whole packs up to 640 threads of 32 values (the kernel
-// bounded to 32 registers), other 16-bit rows of whole packs half in shared memory, and 16-bit
-// rows that start mid-pack 64 values a thread up to 32768 columns.
+// Past 16384 columns: 16-bit rows of whole packs up to 640 threads of 32 values (the kernel
+// bounded to 32 registers), then half in shared memory, and 16-bit rows that start mid-pack 64
+// values a thread up to 32768 columns.
 TEST(SoftmaxPlanTest, LongSixteenBitRowsTakeTheirPlans) {
   struct Case {
     int64_t cols;
-    bool bfloat16;
     int values, smem_values;
   };
-  const Case cases[] = {{16384, true, 64, 0},  {16392, true, 32, 0},   {20480, true, 32, 0},
-                        {20488, true, 64, 64}, {20000, false, 64, 64}, {32768, true, 64, 64},
-                        {16385, false, 64, 0}, {20001, true, 64, 0},   {32767, false, 64, 0},
-                        {32783, false, 0, 0}};
+  const Case cases[] = {{16384, 64, 0},  {16392, 32, 0},  {20480, 32, 0},
+                        {20488, 64, 64}, {32768, 64, 64}, {16385, 64, 0},
+                        {20001, 64, 0},  {32767, 64, 0},  {32783, 0, 0}};
   for (const Case& c : cases) {
     const bool whole_packs = c.cols % 8 == 0;
     for (bool softmax : {true, false}) {
-      const RegisterPlan plan = RegisterAutoPlan(2, softmax, c.cols, whole_packs, c.bfloat16);
-      EXPECT_EQ(plan.values, c.values) << c.cols << (c.bfloat16 ? " bfloat16" : " float16");
+      const RegisterPlan plan = RegisterAutoPlan(2, softmax, c.cols, whole_packs);
+      EXPECT_EQ(plan.values, c.values) << c.cols;
       EXPECT_EQ(plan.smem_values, c.smem_values) << c.cols;
     }
   }

@@ -43,14 +43,13 @@ struct RegisterPlan {
 enum class RowLayout { kAny, kWholePacks, kMidPack };
 
 // A rule holds the rows whose packs fit a block of at most max_threads threads at values +
-// smem_values each (and of the layout, algorithm and 16-bit type it names).
+// smem_values each (and of the layout and algorithm it names).
 struct RegisterRule {
   int values;
   int smem_values;
   int max_threads;
   RowLayout layout;
   bool softmax_only;
-  bool bfloat16_only = false;
 };
 
 // The rules, first fit wins; rows past the last go to the shared-memory or uncached kernels, and
@@ -60,7 +59,7 @@ struct RegisterRule {
 // with, so long rows spill half their values to shared memory (two blocks an SM), until float32
 // blocks pass 832 threads, which run alone with short loops (WholePacks); 16-bit rows one warp
 // holds at 40 values take that warp; softmax (not log_softmax) keeps 16 values up to 1024
-// threads. Past 16384 columns bfloat16 rows of whole packs take blocks of 32 values bounded to
+// threads. Past 16384 columns 16-bit rows of whole packs take blocks of 32 values bounded to
 // 32 registers up to 640 threads (kTwoBlocks), and 16-bit rows that start mid-pack take 64 values
 // up to 512 threads instead of the shared-memory kernel: both won at 1024 rows and at 49152.
 constexpr RegisterRule kFloatSpillRule = {32, 32, 416, RowLayout::kWholePacks, false};
@@ -73,11 +72,11 @@ constexpr RegisterRule kFloatRules[] = {
 constexpr RegisterRule kHalfRules[] = {
     {32, 0, 32, RowLayout::kAny, false},      {40, 0, 32, RowLayout::kAny, false},
     {32, 0, 256, RowLayout::kAny, false},     {40, 0, 320, RowLayout::kMidPack, false},
-    {64, 0, 256, RowLayout::kAny, false},     {32, 0, 640, RowLayout::kWholePacks, false, true},
+    {64, 0, 256, RowLayout::kAny, false},     {32, 0, 640, RowLayout::kWholePacks, false},
     {64, 0, 512, RowLayout::kMidPack, false}, {64, 64, 256, RowLayout::kWholePacks, false},
 };
-// bfloat16 blocks of 32 values and more threads than this take the kernel bounded to 32
-// registers (kTwoBlocks).
+// 16-bit blocks of 32 values and more threads than this take the kernel bounded to 32 registers
+// (kTwoBlocks).
 constexpr int kTwoBlocksAfterThreads = 256;
 // float32 rows of whole packs past the spilling rule take blocks each its SM's only one.
 constexpr int64_t kFloatWholeSmAfterCols =
@@ -88,8 +87,7 @@ constexpr int WarpLaneCols(int elem_size, bool whole_packs) {
   return elem_size == 4 ? (whole_packs ? 27 : 9) : (whole_packs ? 24 : 16);
 }
 
-inline RegisterPlan RegisterAutoPlan(int elem_size, bool softmax, int64_t cols, bool whole_packs,
-                                     bool bfloat16 = false) {
+inline RegisterPlan RegisterAutoPlan(int elem_size, bool softmax, int64_t cols, bool whole_packs) {
   if (cols <= int64_t{32} * WarpLaneCols(elem_size, whole_packs)) {
     return {};
   }
@@ -97,7 +95,7 @@ inline RegisterPlan RegisterAutoPlan(int elem_size, bool softmax, int64_t cols, 
   const auto fits = [&](const RegisterRule& rule) {
     const bool layout =
         rule.layout == RowLayout::kAny || (rule.layout == RowLayout::kWholePacks) == whole_packs;
-    return layout && (softmax || !rule.softmax_only) && (bfloat16 || !rule.bfloat16_only) &&
+    return layout && (softmax || !rule.softmax_only) &&
            covered <= int64_t{rule.max_threads} * (rule.values + rule.smem_values);
   };
   const auto pick = [&](const auto& rules) -> RegisterPlan {

@@ -362,17 +362,29 @@ cudaError_t LaunchSplitRowsWithPack(const CudaDeviceProperties& props, cudaStrea
     return cudaErrorInvalidValue;  // no block fits an SM: not on a device this build targets
   }
   // Chunks not held, of tensors read in 16-byte packs, may take the tensor as one flat range
-  // (TakesFlatSplit; its own kernel, whose occupancy is the per-row one's under the launch
-  // bound): its blocks + rows partials fit the workspace, as blocks <= resident and rows <= blocks.
+  // (TakesFlatSplit; its own kernel, as many blocks as both kernels keep resident): its blocks +
+  // rows partials fit the workspace, as blocks <= resident and rows <= blocks.
   const int64_t grid_rows = std::min<int64_t>({rows, resident / plan.splits, 65535});
-  const FlatSplitPlan flat_plan =
-      held || kPack == 1 ? FlatSplitPlan() : PlanFlatSplit(resident, rows, cols, sizeof(T));
+  FlatSplitPlan flat_plan;
+  if constexpr (kPack != 1) {
+    if (!held) {
+      const auto flat_kernel = SplitRowsKernel<T, C, kAlgorithm, kBackward, kPack, 0, true>;
+      int flat_per_sm = 0;
+      err = ResidentBlocksPerSm(props, reinterpret_cast<const void*>(flat_kernel), &flat_per_sm);
+      if (err != cudaSuccess) {
+        return err;
+      }
+      const int64_t flat_resident =
+          std::min<int64_t>(resident, int64_t{flat_per_sm} * props.sm_count);
+      flat_plan = PlanFlatSplit(flat_resident, rows, cols, sizeof(T));
+    }
+  }
   const bool flat = TakesFlatSplit(flat_plan.blocks, plan.splits * grid_rows, sizeof(T));
   const void* kernel =
       held ? reinterpret_cast<const void*>(
                  SplitRowsKernel<T, C, kAlgorithm, kBackward, kPack, kHeldPacks, false>)
       : flat ? reinterpret_cast<const void*>(
-                   SplitRowsKernel<T, C, kAlgorithm, kBackward, kPack, 0, kPack != 1>)
+                   SplitRowsKernel<T, C, kAlgorithm, kBackward, kPack, 0, (kPack > 1)>)
              : reinterpret_cast<const void*>(
                    SplitRowsKernel<T, C, kAlgorithm, kBackward, kPack, 0, false>);
   const dim3 grid =
