@@ -256,8 +256,9 @@ __device__ __forceinline__ void FromCompute2(float a, float b, __nv_bfloat16* ou
   *reinterpret_cast<__nv_bfloat162*>(out) = __floats2bfloat162_rn(a, b);
 }
 
+// kPack computed values as stored, 16-bit pairs converted by one instruction.
 template <int kPack, typename T, typename C>
-__device__ __forceinline__ void StorePack(const C* src, T* dst) {
+__device__ __forceinline__ Pack<T, kPack> ToPack(const C* src) {
   Pack<T, kPack> pack;
   if constexpr (sizeof(T) == 2 && kPack % 2 == 0) {
 #pragma unroll
@@ -270,7 +271,27 @@ __device__ __forceinline__ void StorePack(const C* src, T* dst) {
       pack.elem[i] = FromCompute<T>(src[i]);
     }
   }
-  *reinterpret_cast<Pack<T, kPack>*>(dst) = pack;
+  return pack;
+}
+
+template <int kPack, typename T, typename C>
+__device__ __forceinline__ void StorePack(const C* src, T* dst) {
+  *reinterpret_cast<Pack<T, kPack>*>(dst) = ToPack<kPack, T>(src);
+}
+
+// StorePack of a 16-byte pack as one vector store. The split kernel's stores, addressed by
+// element offsets within a chunk, compiled to 4.5-8 narrower stores a pack with StorePack's
+// assignment (ptxas; float32 2.5-3).
+template <int kPack, typename T, typename C>
+__device__ __forceinline__ void StorePack16(const C* src, T* dst) {
+  static_assert(sizeof(Pack<T, kPack>) == 16, "16-byte packs");
+  const Pack<T, kPack> pack = ToPack<kPack, T>(src);
+  uint32_t w[4];
+  memcpy(w, &pack, sizeof(w));
+  asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};"
+               :
+               : "l"(dst), "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3])
+               : "memory");
 }
 
 // ---- warp reductions over a group of kWidth lanes ------------------------------------------

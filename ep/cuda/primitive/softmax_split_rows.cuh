@@ -215,7 +215,11 @@ __global__ void __launch_bounds__(kSplitBlockThreads, 2)
           v[i] = kAlgorithm == SoftmaxAlgorithm::kSoftmax ? yv * (dyv - sum)
                                                           : dyv - ExpFor<T, kAlgorithm>(yv) * sum;
         }
-        StorePack<N>(v, seg_out + c);
+        if constexpr (N == kPack && kPack > 1) {
+          StorePack16<N>(v, seg_out + c);  // seg_out + c is aligned (see the kernel's kPack)
+        } else {
+          StorePack<N>(v, seg_out + c);
+        }
       });
     } else {
       const C max = acc.max;
@@ -229,7 +233,11 @@ __global__ void __launch_bounds__(kSplitBlockThreads, 2)
           v[i] = kAlgorithm == SoftmaxAlgorithm::kSoftmax ? ExpFor<T, kAlgorithm>(d) * scale
                                                           : d - scale;
         }
-        StorePack<N>(v, seg_out + c);
+        if constexpr (N == kPack && kPack > 1) {
+          StorePack16<N>(v, seg_out + c);  // seg_out + c is aligned (see the kernel's kPack)
+        } else {
+          StorePack<N>(v, seg_out + c);
+        }
       };
       if constexpr (kHeld > 0) {
         held.ForEach(a + offset, len, store);
