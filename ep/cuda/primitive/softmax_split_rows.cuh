@@ -191,6 +191,15 @@ __global__ void __launch_bounds__(kSplitBlockThreads, 2)
       if constexpr (kHeld > 0) {
         held.Load(a + offset, len);
         acc = held.template MaxAndSum<kAlgorithm, C>(a + offset, len);
+      } else if constexpr (kPack > 1 && std::is_same_v<decltype(acc.sum), C>) {
+        ForEachPackGroupInRow<kPack>(
+            a + offset, len,
+            [&](int64_t, const T* v, auto n) {
+              AccumulatePack<T, kAlgorithm, C, C, decltype(n)::value>(acc, v);
+            },
+            [&](int64_t, int64_t, const Pack<T, kPack>* v, auto unroll) {
+              AccumulatePackGroup<T, kAlgorithm, C, kPack, decltype(unroll)::value>(acc, v);
+            });
       } else {
         ForEachInRow<kPack>(a + offset, len, [&](int64_t, const T* v, auto n) {
           AccumulatePack<T, kAlgorithm, C, decltype(acc.sum), decltype(n)::value>(acc, v);
