@@ -640,6 +640,41 @@ TEST_F(CudaSoftmaxTest, SpecialValuesAgreeWithTheCpu) {
   }
 }
 
+// Chunks too long to hold fold their loaded packs a group at once (AccumulatePackGroup): +inf,
+// NaN, rows of only -inf and rows that start with a run of -inf, in float32 rows of 2^20 (the
+// split path, chunks not held) and float16 ones, against the CPU.
+TEST_F(CudaSoftmaxTest, SplitPackGroupsKeepSpecialValues) {
+  const double inf = INFINITY, nan = NAN;
+  const int64_t cols = int64_t{1} << 20;
+  const int64_t rows = Unwrap(ep::GetCudaDeviceProperties(0))->sm_count / 4 + 1;
+  std::vector<double> x(static_cast<size_t>(rows * cols));
+  for (size_t i = 0; i < x.size(); ++i) {
+    x[i] = static_cast<double>(i % 7) - 3;
+  }
+  x[static_cast<size_t>(cols / 2 + 3)] = inf;                                  // row 0
+  x[static_cast<size_t>(cols + cols / 3)] = nan;                               // row 1
+  std::fill(x.begin() + 2 * cols, x.begin() + 3 * cols, -inf);                 // row 2
+  std::fill(x.begin() + 3 * cols, x.begin() + 3 * cols + cols / 2 + 5, -inf);  // row 3
+  const Shape shape = {rows, cols};
+  for (DataType dtype : {DataType::kFloat32, DataType::kFloat16}) {
+    for (bool log : {false, true}) {
+      const Tensor t = MakeTensor(x, shape, dtype);
+      const std::vector<double> cpu =
+          ToDoubles(Unwrap(log ? functional::LogSoftmax(t, 1) : functional::Softmax(t, 1)));
+      const RunResult cuda = RunOnCuda({t}, log, false, 1);
+      ASSERT_NE(cuda.launch.find("[split "), std::string::npos) << cuda.launch;
+      int64_t mismatches = 0;
+      for (size_t i = 0; i < cpu.size(); ++i) {
+        const bool same = std::isnan(cpu[i])   ? std::isnan(cuda.values[i])
+                          : std::isinf(cpu[i]) ? cuda.values[i] == cpu[i]
+                                               : std::abs(cuda.values[i] - cpu[i]) <= 1e-3;
+        mismatches += same ? 0 : 1;
+      }
+      EXPECT_EQ(mismatches, 0) << DataTypeName(dtype) << (log ? " log " : " ") << cuda.launch;
+    }
+  }
+}
+
 // Outputs below float's smallest normal (exp(-88) and less) are still representable in float32
 // and bfloat16 (down to 2^-133): the 16-bit kernels' bare hardware exp2 flushes there, so they
 // compute softmax scaled by 2^64; a flushed output would be 0 and miss its value here. Rows of 8
