@@ -873,46 +873,39 @@ __device__ __forceinline__ void AccumulatePack(MaxSum<C, S>& acc, const T* v) {
   acc = {max, sum};
 }
 
-// Folds kUnroll packs into acc at once (float sums): their max as a tree (16-bit pairs two at
-// a time), one rescale of the running sum, and four partial sums, where AccumulatePack's chain
-// per pack was about twice the instructions. A max of -inf (every value so far -inf, or NaN
+// Folds kUnroll packs into acc at once (float sums): their max in four independent chains
+// (16-bit pairs two at a time), one rescale of the running sum, and four partial sums, where
+// AccumulatePack's chain per pack was about twice the instructions. Every loop has a constant
+// trip count: a max tree whose inner bound was the outer loop's variable was left rolled by
+// nvcc, which put the values in local memory. A max of -inf (every value so far -inf, or NaN
 // among them, which Max steps over) subtracts 0 instead, so -inf adds 0 and NaN reaches the sum;
 // a zero sum rescaled from -inf stays 0, a NaN one NaN, and +inf makes the sum NaN, as in
 // AccumulatePack.
 template <typename T, SoftmaxAlgorithm kAlgorithm, typename C, int kPack, int kUnroll>
 __device__ __forceinline__ void AccumulatePackGroup(MaxSum<C, C>& acc, const Pack<T, kPack>* v) {
   constexpr int kValues = kPack * kUnroll;
-  static_assert(kValues % 4 == 0 && (kValues & (kValues - 1)) == 0, "whole pairs, halved to 1");
+  constexpr int kChains = 4;
   C max;
   if constexpr (sizeof(T) == 2) {
     using Pair = std::conditional_t<std::is_same_v<T, __half>, __half2, __nv_bfloat162>;
-    Pair m[kValues / 2];
+    static_assert(kValues % (2 * kChains) == 0, "whole pairs in every chain");
+    const Pair* pairs = reinterpret_cast<const Pair*>(v);
+    Pair m[kChains];
 #pragma unroll
     for (int i = 0; i < kValues / 2; ++i) {
-      m[i] = *reinterpret_cast<const Pair*>(&v[2 * i / kPack].elem[2 * i % kPack]);
+      m[i % kChains] = i < kChains ? pairs[i] : __hmax2(m[i % kChains], pairs[i]);
     }
-#pragma unroll
-    for (int width = kValues / 4; width > 0; width /= 2) {
-#pragma unroll
-      for (int i = 0; i < width; ++i) {
-        m[i] = __hmax2(m[i], m[i + width]);
-      }
-    }
-    max = Max(ToCompute(m[0].x), ToCompute(m[0].y));
+    const Pair top = __hmax2(__hmax2(m[0], m[1]), __hmax2(m[2], m[3]));
+    max = Max(ToCompute(top.x), ToCompute(top.y));
   } else {
-    C m[kValues];
+    static_assert(kValues % kChains == 0, "whole chains");
+    C m[kChains];
 #pragma unroll
     for (int i = 0; i < kValues; ++i) {
-      m[i] = ToCompute(v[i / kPack].elem[i % kPack]);
+      const C x = ToCompute(v[i / kPack].elem[i % kPack]);
+      m[i % kChains] = i < kChains ? x : Max(m[i % kChains], x);
     }
-#pragma unroll
-    for (int width = kValues / 2; width > 0; width /= 2) {
-#pragma unroll
-      for (int i = 0; i < width; ++i) {
-        m[i] = Max(m[i], m[i + width]);
-      }
-    }
-    max = m[0];
+    max = Max(Max(m[0], m[1]), Max(m[2], m[3]));
   }
   max = Max(acc.max, max);
   const C base = max == NegativeInfinity<C>() ? C(0) : max;
