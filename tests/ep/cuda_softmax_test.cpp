@@ -642,8 +642,10 @@ TEST_F(CudaSoftmaxTest, SpecialValuesAgreeWithTheCpu) {
 
 // Chunks too long to hold fold their loaded packs a group at once (AccumulatePackGroup): +inf,
 // NaN, rows of only -inf and rows that start with a run of -inf, in float32 rows of 2^20 (the
-// split path, chunks not held) and float16 ones, against the double reference.
+// split path, chunks not held) and float16 ones (forced: the dispatch takes them to the cluster),
+// against the double reference.
 TEST_F(CudaSoftmaxTest, SplitPackGroupsKeepSpecialValues) {
+  ep::ScopedSoftmaxImpl forced(SoftmaxImpl::kSplitRows);
   const double inf = INFINITY, nan = NAN;
   const int64_t cols = int64_t{1} << 20;
   const int64_t rows = Unwrap(ep::GetCudaDeviceProperties(0))->sm_count / 4 + 1;
@@ -660,6 +662,7 @@ TEST_F(CudaSoftmaxTest, SplitPackGroupsKeepSpecialValues) {
     for (bool log : {false, true}) {
       const RunResult r = RunOnCuda({MakeTensor(x, shape, dtype)}, log, false, 1);
       ASSERT_NE(r.launch.find("[split "), std::string::npos) << r.launch;
+      ASSERT_EQ(r.launch.find(" held"), std::string::npos) << r.launch;
       ExpectAllClose(r.values, ReferenceSoftmax(x, shape, 1, log), SoftmaxTolerance(dtype),
                      std::string(DataTypeName(dtype)) + (log ? " log " : " ") + r.launch,
                      SmallestNormal(dtype), SoftmaxScale(x, shape, 1, log));
