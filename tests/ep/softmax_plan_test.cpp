@@ -235,13 +235,14 @@ TEST(SoftmaxPlanTest, ClusterSmemPlansCoverTheRowInTheFewestSlices) {
   EXPECT_TRUE(TakesClusterSmem(kSms, kSms, 32769, 4, kForward, kSmem));
   EXPECT_TRUE(TakesClusterSmem(kSms, 34, 262144, 2, kForward, kSmem));
   EXPECT_FALSE(TakesClusterSmem(kSms, kSms, 65536, 8, kForward, kSmem));
-  // Of the split path's few rows: slices of 64 KB, or clusters on at most half the SMs
-  EXPECT_TRUE(TakesClusterSmem(kSms, 33, 262144, 2, kForward, kSmem));  // 8 slices of 64 KB
-  EXPECT_TRUE(TakesClusterSmem(kSms, 4, 1048579, 2, kForward, kSmem));  // 64 CTAs of 128 KB
-  EXPECT_FALSE(TakesClusterSmem(kSms, 8, 524288, 4, kForward, kSmem));  // 128 CTAs of 128 KB
-  EXPECT_FALSE(
-      TakesClusterSmem(kSms, 4, 1048579, 2, kForward, 96 << 10));  // slices past shared memory
-  EXPECT_FALSE(TakesClusterSmem(kSms, 2, 1048576, 4, kForward, kSmem));  // 16 slices of 256 KB
+  // Of the split path's few rows, forward: 16-bit slices of 64 KB on more CTAs than SMs
+  EXPECT_TRUE(TakesClusterSmem(kSms, 33, 262144, 2, kForward, kSmem));    // 264 CTAs of 64 KB
+  EXPECT_FALSE(TakesClusterSmem(kSms, 16, 262144, 2, kForward, kSmem));   // 128 CTAs
+  EXPECT_FALSE(TakesClusterSmem(kSms, 33, 131072, 2, kForward, kSmem));   // 132 CTAs
+  EXPECT_FALSE(TakesClusterSmem(kSms, 33, 131072, 4, kForward, kSmem));   // float32: 264 CTAs
+  EXPECT_FALSE(TakesClusterSmem(kSms, 4, 1048579, 2, kForward, kSmem));   // 64 CTAs of 128 KB
+  EXPECT_FALSE(TakesClusterSmem(kSms, 20, 1048576, 2, kForward, kSmem));  // 320 CTAs of 128 KB
+  EXPECT_FALSE(TakesClusterSmem(kSms, 2, 1048576, 4, kForward, kSmem));   // 16 slices of 256 KB
   // Backward: y's and dy's slices, 32 KB each in the fewest CTAs
   EXPECT_TRUE(TakesClusterSmem(kSms, kSms, 65536, 4, kSoftmaxBackward, kSmem));
   EXPECT_TRUE(TakesClusterSmem(kSms, 33, 65536, 4, kSoftmaxBackward, kSmem));  // 8 x 2 x 32 KB
