@@ -235,7 +235,11 @@ TEST(SoftmaxPlanTest, ClusterSmemPlansCoverTheRowInTheFewestSlices) {
   EXPECT_TRUE(TakesClusterSmem(kSms, kSms, 32769, 4, kForward, kSmem));
   EXPECT_TRUE(TakesClusterSmem(kSms, 34, 262144, 2, kForward, kSmem));
   EXPECT_FALSE(TakesClusterSmem(kSms, kSms, 65536, 8, kForward, kSmem));
-  // Of the split path's few rows, forward: 16-bit slices of 64 KB on more CTAs than SMs
+  // Of the split path's few rows, forward: slices of 64 KB where chunks would not fill the SMs,
+  // or 16-bit ones on more CTAs than SMs
+  EXPECT_TRUE(TakesClusterSmem(kSms, 5, 300001, 2, kForward, kSmem));     // 92 chunks
+  EXPECT_TRUE(TakesClusterSmem(kSms, 5, 150001, 4, kForward, kSmem));     // 92 chunks
+  EXPECT_FALSE(TakesClusterSmem(kSms, 1, 1048579, 2, kForward, kSmem));   // 65, 128 KB slices
   EXPECT_TRUE(TakesClusterSmem(kSms, 33, 262144, 2, kForward, kSmem));    // 264 CTAs of 64 KB
   EXPECT_FALSE(TakesClusterSmem(kSms, 16, 262144, 2, kForward, kSmem));   // 128 CTAs
   EXPECT_FALSE(TakesClusterSmem(kSms, 33, 131072, 2, kForward, kSmem));   // 132 CTAs

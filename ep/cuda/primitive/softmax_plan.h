@@ -289,13 +289,15 @@ enum class ClusterSmemPass { kForward, kSoftmaxBackward, kLogSoftmaxBackward };
 // clusters measured faster than the shared-memory and uncached kernels: float32 rows past 8192
 // columns (to 8192 the shared-memory kernel was faster), 16-bit ones from 2048, while y's and
 // dy's slices take at most 128 KB together (one CTA an SM). Of the few rows the split path
-// would take: forward, only 16-bit rows in slices of at most 64 KB whose clusters need more CTAs
-// than SMs (32 rows of 262144 bfloat16 columns, 256 CTAs, measured 5% faster there; at 128
-// CTAs, and for every float32 shape measured, the split path was 16-32% faster); backward, those
-// whose slices are at most 64 KB (several CTAs an SM), or fit max_slice_bytes in clusters on at
-// most half the SMs: where slices of 128 KB filled every SM, one CTA each, the split path
-// measured faster. Rows too long for 16 slices of the device's shared memory stay on the other
-// paths. max_slice_bytes: the dynamic shared memory a block may have.
+// would take: forward, those in slices of at most 64 KB whose split grid would not fill the SMs
+// with chunks of SplitMinChunk ((5, 300001) float16: 92 chunks, clusters 11% faster), or 16-bit
+// ones whose clusters need more CTAs than SMs (32 rows of 262144 bfloat16 columns, 256 CTAs:
+// even to 5% faster); at 128-132 CTAs, and for every float32 shape measured, the split path was
+// 10-35% faster (the few-rows section of docs/BENCHMARKS.md); backward, those whose slices are at
+// most 64 KB (several CTAs an SM), or fit max_slice_bytes in clusters on at most half the SMs:
+// where slices of 128 KB filled every SM, one CTA each, the split path measured faster. Rows too
+// long for 16 slices of the device's shared memory stay on the other paths. max_slice_bytes: the
+// dynamic shared memory a block may have.
 constexpr int64_t kClusterSmemMinCols = 32768;
 constexpr int64_t kClusterSmemBackwardMinCols32 = 8192;  // float32: past it
 constexpr int64_t kClusterSmemBackwardMinCols16 = 2048;  // 16-bit: from it
@@ -319,7 +321,9 @@ inline bool TakesClusterSmem(int sm_count, int64_t rows, int64_t cols, int elem_
     return true;
   }
   if (!backward) {
-    return elem_size == 2 && bytes <= kClusterSmemSliceBytes && rows * plan.ctas > sm_count;
+    const bool unfilled = rows * cols < sm_count * SplitMinChunk(elem_size);
+    return bytes <= kClusterSmemSliceBytes &&
+           (unfilled || (elem_size == 2 && rows * plan.ctas > sm_count));
   }
   return bytes <= kClusterSmemSliceBytes ||
          (bytes <= max_slice_bytes && rows * plan.ctas * 2 <= sm_count);
