@@ -89,7 +89,7 @@ const Shape2 kShapes[] = {{1, 1},     {7, 31},    {64, 1024}, {3, 1025},  {4, 10
 // By default, rows of whole packs from where that measured faster than the warp (float32 from
 // 896 columns, 16-bit from 769) up to 32768 columns, where it measured faster than shared
 // memory (half of each thread's values in shared memory past 16384 columns, for float32 only to
-// 26624, past which a block is its SM's only one; bfloat16 rows of 16385-20480 columns instead
+// 26624, past which a block is its SM's only one; 16-bit rows of 16385-20480 columns instead
 // take blocks bounded to 32 registers); rows that start mid-pack from 513 columns
 // (float32 from 300) to 16384, 16-bit ones to 32768. Other rows go to shared memory, cached
 // as stored (2 bytes an element for 16-bit types), when the row (and dy's for backward) fits in
@@ -299,11 +299,11 @@ TEST_F(CudaSoftmaxTest, ForcedPathsAreTheOnesThatRan) {
       {{2, 3584}, DataType::kBFloat16, 4, "[register pack=8 block=128 cols/thread=32]"},
       {{2, 4096}, DataType::kFloat16, 4, "[register pack=8 block=128 cols/thread=32]"},
       {{2, 16384}, DataType::kBFloat16, 4, "[register pack=8 block=256 cols/thread=64]"},
-      // past 16384 columns: bfloat16 rows of whole packs of up to 640 threads of 32 values in
-      // blocks bounded to 32 registers, float16 ones half in shared memory; 16-bit rows that
-      // start mid-pack 64 values a thread
+      // past 16384 columns: 16-bit rows of whole packs of up to 640 threads of 32 values in
+      // blocks bounded to 32 registers, then half in shared memory; 16-bit rows that start
+      // mid-pack 64 values a thread
       {{2, 20000}, DataType::kBFloat16, 4, "[register pack=8 block=640 cols/thread=32 two-blocks]"},
-      {{2, 20000}, DataType::kFloat16, 4, "[register pack=8 block=160 cols/thread=128]"},
+      {{2, 20000}, DataType::kFloat16, 4, "[register pack=8 block=640 cols/thread=32 two-blocks]"},
       {{2, 20488}, DataType::kBFloat16, 4, "[register pack=8 block=192 cols/thread=128]"},
       {{3, 20001}, DataType::kBFloat16, 4, "[register pack=8 block=320 cols/thread=64]"},
       {{3, 32767}, DataType::kFloat16, 4, "[register pack=8 block=512 cols/thread=64]"},
@@ -345,7 +345,7 @@ TEST_F(CudaSoftmaxTest, RegisterPathBlocksLoopOverMoreRowsThanTheGrid) {
   // A block that is its SM's only one (float32 rows past 26624 columns) looping over rows:
   // its totals, combined by a butterfly, reuse the same shared slots row after row. 26628 and
   // 30000 columns leave lanes of the butterfly without a warp (27 and 30 warps) and threads
-  // without a last pack. bfloat16 blocks bounded to 32 registers (kTwoBlocks) looping over
+  // without a last pack. 16-bit blocks bounded to 32 registers (kTwoBlocks) looping over
   // rows: 20000 columns leave the last threads of a block of 640 without their last packs.
   struct Looping {
     DataType dtype;
@@ -358,7 +358,8 @@ TEST_F(CudaSoftmaxTest, RegisterPathBlocksLoopOverMoreRowsThanTheGrid) {
                            {DataType::kFloat32, 3, 30000, 78, " whole-sm]"},
                            {DataType::kFloat32, 3, 32768, 78, " whole-sm]"},
                            {DataType::kBFloat16, 5, 16392, 79, " two-blocks]"},
-                           {DataType::kBFloat16, 5, 20000, 79, " two-blocks]"}}) {
+                           {DataType::kBFloat16, 5, 20000, 79, " two-blocks]"},
+                           {DataType::kFloat16, 5, 20000, 79, " two-blocks]"}}) {
     const Shape wide = {c.rows, c.cols};
     for (bool log : {false, true}) {
       const std::vector<double> x =
@@ -374,9 +375,10 @@ TEST_F(CudaSoftmaxTest, RegisterPathBlocksLoopOverMoreRowsThanTheGrid) {
 
 // By default: a quarter as many rows as SMs or fewer, long and in a tensor of 2 MB or more,
 // split over blocks (a row of 2^20 + 3 columns, odd lengths); long rows (forward past 32768
-// columns) on clusters holding a row at a time in shared memory, of those few rows where slices of
-// 64 KB (forward; two of 32 KB backward) hold a row or clusters take at most half the SMs. Where
-// the GPU has no clusters: the split path or the block kernels.
+// columns) on clusters holding a row at a time in shared memory; of those few rows, forward those
+// in slices of 64 KB whose split chunks would not fill the SMs or (16-bit) whose clusters take
+// more CTAs than SMs, backward those where two slices of 32 KB hold a row or clusters take at
+// most half the SMs. Where the GPU has no clusters: the split path or the block kernels.
 TEST_F(CudaSoftmaxTest, LongAndFewRowsThroughTheDispatch) {
   const int64_t sms = Unwrap(ep::GetCudaDeviceProperties(0))->sm_count;
   struct Case {
@@ -387,9 +389,11 @@ TEST_F(CudaSoftmaxTest, LongAndFewRowsThroughTheDispatch) {
   const std::string cs = "cluster-smem";
   const Case cases[] = {
       {DataType::kFloat32, {1, (1 << 20) + 3}, "split", "split", "split", "split"},
-      {DataType::kBFloat16, {1, (1 << 20) + 3}, cs, "split", "split", "split"},  // 16 x 128 KB
-      {DataType::kFloat16, {5, 300001}, cs, "split", "split", "split"},          // 10 x 60 KB
-      {DataType::kFloat32, {sms / 4, 65536}, cs, cs, "split", "split"},
+      {DataType::kBFloat16, {1, (1 << 20) + 3}, "split", "split", "split", "split"},  // 16 x 128 KB
+      {DataType::kFloat16, {5, 300001}, cs, "split", "split", "split"},  // 10 x 60 KB, 92 chunks
+      {DataType::kFloat32, {sms / 4, 65536}, "split", cs, "split", "split"},
+      // forward 16-bit slices of 64 KB on more CTAs than SMs: 8 a row
+      {DataType::kBFloat16, {sms / 4, 262144}, cs, cs, "split", "split"},
       {DataType::kFloat32, {8, 524288}, "split", "split", "split", "split"},  // 128 x 128 KB
       {DataType::kBFloat16, {sms, 40001}, cs, cs, "smem", "smem"},
       {DataType::kBFloat16, {sms, 65536}, cs, cs, "smem", "uncached"},
@@ -635,6 +639,36 @@ TEST_F(CudaSoftmaxTest, SpecialValuesAgreeWithTheCpu) {
           }
         }
       }
+    }
+  }
+}
+
+// Chunks too long to hold fold their loaded packs a group at once (AccumulatePackGroup): +inf,
+// NaN, rows of only -inf and rows that start with a run of -inf, in float32 rows of 2^20 (the
+// split path, chunks not held) and float16 ones (forced: the dispatch takes them to the cluster),
+// against the double reference.
+TEST_F(CudaSoftmaxTest, SplitPackGroupsKeepSpecialValues) {
+  ep::ScopedSoftmaxImpl forced(SoftmaxImpl::kSplitRows);
+  const double inf = INFINITY, nan = NAN;
+  const int64_t cols = int64_t{1} << 20;
+  const int64_t rows = Unwrap(ep::GetCudaDeviceProperties(0))->sm_count / 4 + 1;
+  std::vector<double> x(static_cast<size_t>(rows * cols));
+  for (size_t i = 0; i < x.size(); ++i) {
+    x[i] = static_cast<double>(i % 7) - 3;
+  }
+  x[static_cast<size_t>(cols / 2 + 3)] = inf;                                  // row 0
+  x[static_cast<size_t>(cols + cols / 3)] = nan;                               // row 1
+  std::fill(x.begin() + 2 * cols, x.begin() + 3 * cols, -inf);                 // row 2
+  std::fill(x.begin() + 3 * cols, x.begin() + 3 * cols + cols / 2 + 5, -inf);  // row 3
+  const Shape shape = {rows, cols};
+  for (DataType dtype : {DataType::kFloat32, DataType::kFloat16}) {
+    for (bool log : {false, true}) {
+      const RunResult r = RunOnCuda({MakeTensor(x, shape, dtype)}, log, false, 1);
+      ASSERT_NE(r.launch.find("[split "), std::string::npos) << r.launch;
+      ASSERT_EQ(r.launch.find(" held"), std::string::npos) << r.launch;
+      ExpectAllClose(r.values, ReferenceSoftmax(x, shape, 1, log), SoftmaxTolerance(dtype),
+                     std::string(DataTypeName(dtype)) + (log ? " log " : " ") + r.launch,
+                     SmallestNormal(dtype), SoftmaxScale(x, shape, 1, log));
     }
   }
 }

@@ -44,11 +44,11 @@ TEST(SoftmaxPlanTest, TheSweepsPointsKeepTheirPlans) {
 // Every plan fits a block of 1024 threads and the register budget (32 floats or 64 16-bit values
 // a thread), spills only rows of whole packs, and the path stops where the rules do.
 TEST(SoftmaxPlanTest, EveryPlanFitsItsBudgets) {
-  for (const auto [elem_size, bfloat16] : {std::pair{4, false}, {2, false}, {2, true}}) {
+  for (int elem_size : {4, 2}) {
     for (bool softmax : {true, false}) {
       for (int64_t cols = 1; cols <= 40000; ++cols) {
         const bool whole_packs = cols % PackOf(elem_size) == 0;
-        const RegisterPlan plan = RegisterAutoPlan(elem_size, softmax, cols, whole_packs, bfloat16);
+        const RegisterPlan plan = RegisterAutoPlan(elem_size, softmax, cols, whole_packs);
         if (plan.values == 0) {
           EXPECT_EQ(plan.smem_values, 0);
           continue;
@@ -65,24 +65,22 @@ TEST(SoftmaxPlanTest, EveryPlanFitsItsBudgets) {
   EXPECT_EQ(kFloatWholeSmAfterCols, 416 * 64);
 }
 
-// Past 16384 columns: bfloat16 rows of whole packs up to 640 threads of 32 values (the kernel
-// bounded to 32 registers), other 16-bit rows of whole packs half in shared memory, and 16-bit
-// rows that start mid-pack 64 values a thread up to 32768 columns.
+// Past 16384 columns: 16-bit rows of whole packs up to 640 threads of 32 values (the kernel
+// bounded to 32 registers), then half in shared memory, and 16-bit rows that start mid-pack 64
+// values a thread up to 32768 columns.
 TEST(SoftmaxPlanTest, LongSixteenBitRowsTakeTheirPlans) {
   struct Case {
     int64_t cols;
-    bool bfloat16;
     int values, smem_values;
   };
-  const Case cases[] = {{16384, true, 64, 0},  {16392, true, 32, 0},   {20480, true, 32, 0},
-                        {20488, true, 64, 64}, {20000, false, 64, 64}, {32768, true, 64, 64},
-                        {16385, false, 64, 0}, {20001, true, 64, 0},   {32767, false, 64, 0},
-                        {32783, false, 0, 0}};
+  const Case cases[] = {{16384, 64, 0},  {16392, 32, 0},  {20480, 32, 0},
+                        {20488, 64, 64}, {32768, 64, 64}, {16385, 64, 0},
+                        {20001, 64, 0},  {32767, 64, 0},  {32783, 0, 0}};
   for (const Case& c : cases) {
     const bool whole_packs = c.cols % 8 == 0;
     for (bool softmax : {true, false}) {
-      const RegisterPlan plan = RegisterAutoPlan(2, softmax, c.cols, whole_packs, c.bfloat16);
-      EXPECT_EQ(plan.values, c.values) << c.cols << (c.bfloat16 ? " bfloat16" : " float16");
+      const RegisterPlan plan = RegisterAutoPlan(2, softmax, c.cols, whole_packs);
+      EXPECT_EQ(plan.values, c.values) << c.cols;
       EXPECT_EQ(plan.smem_values, c.smem_values) << c.cols;
     }
   }
@@ -237,13 +235,18 @@ TEST(SoftmaxPlanTest, ClusterSmemPlansCoverTheRowInTheFewestSlices) {
   EXPECT_TRUE(TakesClusterSmem(kSms, kSms, 32769, 4, kForward, kSmem));
   EXPECT_TRUE(TakesClusterSmem(kSms, 34, 262144, 2, kForward, kSmem));
   EXPECT_FALSE(TakesClusterSmem(kSms, kSms, 65536, 8, kForward, kSmem));
-  // Of the split path's few rows: slices of 64 KB, or clusters on at most half the SMs
-  EXPECT_TRUE(TakesClusterSmem(kSms, 33, 262144, 2, kForward, kSmem));  // 8 slices of 64 KB
-  EXPECT_TRUE(TakesClusterSmem(kSms, 4, 1048579, 2, kForward, kSmem));  // 64 CTAs of 128 KB
-  EXPECT_FALSE(TakesClusterSmem(kSms, 8, 524288, 4, kForward, kSmem));  // 128 CTAs of 128 KB
-  EXPECT_FALSE(
-      TakesClusterSmem(kSms, 4, 1048579, 2, kForward, 96 << 10));  // slices past shared memory
-  EXPECT_FALSE(TakesClusterSmem(kSms, 2, 1048576, 4, kForward, kSmem));  // 16 slices of 256 KB
+  // Of the split path's few rows, forward: slices of 64 KB where chunks would not fill the SMs,
+  // or 16-bit ones on more CTAs than SMs
+  EXPECT_TRUE(TakesClusterSmem(kSms, 5, 300001, 2, kForward, kSmem));     // 92 chunks
+  EXPECT_TRUE(TakesClusterSmem(kSms, 5, 150001, 4, kForward, kSmem));     // 92 chunks
+  EXPECT_FALSE(TakesClusterSmem(kSms, 1, 1048579, 2, kForward, kSmem));   // 65, 128 KB slices
+  EXPECT_TRUE(TakesClusterSmem(kSms, 33, 262144, 2, kForward, kSmem));    // 264 CTAs of 64 KB
+  EXPECT_FALSE(TakesClusterSmem(kSms, 16, 262144, 2, kForward, kSmem));   // 128 CTAs
+  EXPECT_FALSE(TakesClusterSmem(kSms, 33, 131072, 2, kForward, kSmem));   // 132 CTAs
+  EXPECT_FALSE(TakesClusterSmem(kSms, 33, 131072, 4, kForward, kSmem));   // float32: 264 CTAs
+  EXPECT_FALSE(TakesClusterSmem(kSms, 4, 1048579, 2, kForward, kSmem));   // 64 CTAs of 128 KB
+  EXPECT_FALSE(TakesClusterSmem(kSms, 20, 1048576, 2, kForward, kSmem));  // 320 CTAs of 128 KB
+  EXPECT_FALSE(TakesClusterSmem(kSms, 2, 1048576, 4, kForward, kSmem));   // 16 slices of 256 KB
   // Backward: y's and dy's slices, 32 KB each in the fewest CTAs
   EXPECT_TRUE(TakesClusterSmem(kSms, kSms, 65536, 4, kSoftmaxBackward, kSmem));
   EXPECT_TRUE(TakesClusterSmem(kSms, 33, 65536, 4, kSoftmaxBackward, kSmem));  // 8 x 2 x 32 KB

@@ -300,9 +300,11 @@ using RegisterRowLayout = std::conditional_t<sizeof(T) == 2 && !kAligned, PacksA
 // issued, read back only by the thread that copied them (so no barrier guards them), and
 // stored from their raw values with exp computed again.
 // kWholeSm: the block is its SM's only one (see WholePacks). kOpaque: see HeldValue.
-// kTwoBlocks: bfloat16 blocks of 32 values and more than 256 threads, bounded to 32 registers (at
+// kTwoBlocks: 16-bit blocks of 32 values and more than 256 threads, bounded to 32 registers (at
 // most 10 bytes of spills) so that three blocks of 640 threads share an SM where 44-48 registers
-// fit two. float16 spilled 12-44 bytes under the bound, and lost (docs/BENCHMARKS.md).
+// fit two. float16's output pass converts its values from words xored with a zero that ptxas
+// cannot see: otherwise ptxas kept each value's conversion from the sum pass for the output
+// pass, 32 floats across the block reduction, and spilled 12-44 bytes.
 // kOneWarp: a 16-bit block of 32 threads (see the top of this file). Its threads' stride is a
 // constant, its reductions are one warp's, its packs load as words (LoadPackOrNegativeInfinity),
 // and it holds ExpFor(x - max) (softmax: exp scaled by 2^kExpBias, which RowScale's 1 / sum
@@ -318,9 +320,8 @@ __global__ void __launch_bounds__(kOneWarp ? 32 : kRegisterMaxBlockThreads,
   static_assert(!kWholeSm || (kAligned && !kSpill), "whole-SM blocks hold whole packs");
   static_assert(!kOneWarp || (sizeof(T) == 2 && !kSpill && !kWholeSm),
                 "one-warp blocks hold 16-bit rows in registers");
-  static_assert(!kTwoBlocks || (std::is_same_v<T, __nv_bfloat16> && kPacks == 4 && kOpaque &&
-                                !kSpill && !kOneWarp),
-                "two-block kernels hold 32 bfloat16 values opaquely");
+  static_assert(!kTwoBlocks || (sizeof(T) == 2 && kPacks == 4 && kOpaque && !kSpill && !kOneWarp),
+                "two-block kernels hold 32 16-bit values opaquely");
   constexpr int kPack = kBlockPack<T>;
   constexpr bool kRaw = sizeof(T) == 2 && !kOneWarp;
   // Registers hold rows as stored (16-bit values as loaded), float32 exp(x - max) between the
@@ -433,6 +434,19 @@ __global__ void __launch_bounds__(kOneWarp ? 32 : kRegisterMaxBlockThreads,
     }
     const C scale = RowScale<kAlgorithm, C>(sum);
     T* row_y = y + row * cols;
+    if constexpr (kTwoBlocks && std::is_same_v<T, __half>) {
+      const auto zero = static_cast<uint32_t>(rows >> 62);  // rows < 2^62 (see kTwoBlocks)
+#pragma unroll
+      for (int p = 0; p < kPacks; ++p) {
+        uint32_t words[4];
+        memcpy(words, &buf[p], sizeof(words));
+#pragma unroll
+        for (int w = 0; w < 4; ++w) {
+          words[w] ^= zero;
+        }
+        memcpy(&buf[p], words, sizeof(words));
+      }
+    }
 #pragma unroll
     for (int p = 0; p < kPacks; ++p) {
       const int pack = static_cast<int>(threadIdx.x) + p * threads;

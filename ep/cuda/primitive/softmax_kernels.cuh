@@ -256,8 +256,9 @@ __device__ __forceinline__ void FromCompute2(float a, float b, __nv_bfloat16* ou
   *reinterpret_cast<__nv_bfloat162*>(out) = __floats2bfloat162_rn(a, b);
 }
 
+// kPack computed values as stored, 16-bit pairs converted by one instruction.
 template <int kPack, typename T, typename C>
-__device__ __forceinline__ void StorePack(const C* src, T* dst) {
+__device__ __forceinline__ Pack<T, kPack> ToPack(const C* src) {
   Pack<T, kPack> pack;
   if constexpr (sizeof(T) == 2 && kPack % 2 == 0) {
 #pragma unroll
@@ -270,7 +271,27 @@ __device__ __forceinline__ void StorePack(const C* src, T* dst) {
       pack.elem[i] = FromCompute<T>(src[i]);
     }
   }
-  *reinterpret_cast<Pack<T, kPack>*>(dst) = pack;
+  return pack;
+}
+
+template <int kPack, typename T, typename C>
+__device__ __forceinline__ void StorePack(const C* src, T* dst) {
+  *reinterpret_cast<Pack<T, kPack>*>(dst) = ToPack<kPack, T>(src);
+}
+
+// StorePack of a 16-byte pack as one vector store. The split kernel's stores, addressed by
+// element offsets within a chunk, compiled to 4.5-8 narrower stores a pack with StorePack's
+// assignment (ptxas; float32 2.5-3).
+template <int kPack, typename T, typename C>
+__device__ __forceinline__ void StorePack16(const C* src, T* dst) {
+  static_assert(sizeof(Pack<T, kPack>) == 16, "16-byte packs");
+  const Pack<T, kPack> pack = ToPack<kPack, T>(src);
+  uint32_t w[4];
+  memcpy(w, &pack, sizeof(w));
+  asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};"
+               :
+               : "l"(dst), "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3])
+               : "memory");
 }
 
 // ---- warp reductions over a group of kWidth lanes ------------------------------------------
@@ -555,18 +576,18 @@ __device__ __forceinline__ int64_t AlignedHead(const T* row, int64_t cols) {
 template <int N>
 using Count = std::integral_constant<int, N>;
 
-// Calls f(col, raw values, Count<n>) over a row, the threads of the block splitting it: the
-// unaligned head and the tail one element at a time, the aligned body in 16-byte packs
-// (n = kPack), whatever the row length or start.
-template <int kPack, typename T, typename F>
-__device__ __forceinline__ void ForEachInRow(const T* row, int64_t cols, F f) {
+// Walks a row, the threads of the block splitting it: f(col, raw values, Count<1>) over the
+// unaligned head and the tail one element at a time, and g(col, col_stride, packs, Count<u>) over
+// the aligned body's 16-byte packs u at a time, packs[i] starting at col + i * col_stride.
+// Several packs per thread are loaded before any is used (4, then 2, then 1): with one load in
+// flight per thread, a block path keeps too few bytes in flight to cover memory latency.
+template <int kPack, typename T, typename F, typename G>
+__device__ __forceinline__ void ForEachPackGroupInRow(const T* row, int64_t cols, F f, G g) {
   const int64_t head = AlignedHead(row, cols);
   const int64_t packs = (cols - head) / kPack;
   for (int64_t c = threadIdx.x; c < head; c += blockDim.x) {
     f(c, &row[c], Count<1>());
   }
-  // Several packs per thread are loaded before any is used (4, then 2): with one load in
-  // flight per thread, a block path keeps too few bytes in flight to cover memory latency.
   const int64_t stride = blockDim.x;
   int64_t p = threadIdx.x;
   auto unrolled = [&](auto unroll) {
@@ -577,22 +598,31 @@ __device__ __forceinline__ void ForEachInRow(const T* row, int64_t cols, F f) {
       for (int u = 0; u < kUnroll; ++u) {
         v[u] = *reinterpret_cast<const Pack<T, kPack>*>(row + head + (p + u * stride) * kPack);
       }
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        f(head + (p + u * stride) * kPack, v[u].elem, Count<kPack>());
-      }
+      g(head + p * kPack, stride * kPack, v, unroll);
     }
   };
   unrolled(Count<4>());
   unrolled(Count<2>());
   for (; p < packs; p += stride) {
-    const int64_t c0 = head + p * kPack;
-    const Pack<T, kPack> pack = *reinterpret_cast<const Pack<T, kPack>*>(row + c0);
-    f(c0, pack.elem, Count<kPack>());
+    const Pack<T, kPack> v = *reinterpret_cast<const Pack<T, kPack>*>(row + head + p * kPack);
+    g(head + p * kPack, stride * kPack, &v, Count<1>());
   }
   for (int64_t c = head + packs * kPack + threadIdx.x; c < cols; c += blockDim.x) {
     f(c, &row[c], Count<1>());
   }
+}
+
+// Calls f(col, raw values, Count<n>) over a row as ForEachPackGroupInRow walks it: n = 1 for
+// the head and tail, n = kPack for each pack of the body, whatever the row length or start.
+template <int kPack, typename T, typename F>
+__device__ __forceinline__ void ForEachInRow(const T* row, int64_t cols, F f) {
+  ForEachPackGroupInRow<kPack>(
+      row, cols, f, [&](int64_t col, int64_t col_stride, const Pack<T, kPack>* v, auto unroll) {
+#pragma unroll
+        for (int u = 0; u < decltype(unroll)::value; ++u) {
+          f(col + u * col_stride, v[u].elem, Count<kPack>());
+        }
+      });
 }
 
 // Writes a row: g(col, out, Count<n>) fills n values starting at col; packs as above.
@@ -841,6 +871,50 @@ __device__ __forceinline__ void AccumulatePack(MaxSum<C, S>& acc, const T* v) {
     sum += ExpFor<T, kAlgorithm>(x[i] - max);
   }
   acc = {max, sum};
+}
+
+// Folds kUnroll packs into acc at once (float sums): their max in four independent chains
+// (16-bit pairs two at a time), one rescale of the running sum, and four partial sums, where
+// AccumulatePack's chain per pack was about twice the instructions. Every loop has a constant
+// trip count: a max tree whose inner bound was the outer loop's variable was left rolled by
+// nvcc, which put the values in local memory. A max of -inf (every value so far -inf, or NaN
+// among them, which Max steps over) subtracts 0 instead, so -inf adds 0 and NaN reaches the sum;
+// a zero sum rescaled from -inf stays 0, a NaN one NaN, and +inf makes the sum NaN, as in
+// AccumulatePack.
+template <typename T, SoftmaxAlgorithm kAlgorithm, typename C, int kPack, int kUnroll>
+__device__ __forceinline__ void AccumulatePackGroup(MaxSum<C, C>& acc, const Pack<T, kPack>* v) {
+  constexpr int kValues = kPack * kUnroll;
+  constexpr int kChains = 4;
+  C max;
+  if constexpr (sizeof(T) == 2) {
+    using Pair = std::conditional_t<std::is_same_v<T, __half>, __half2, __nv_bfloat162>;
+    static_assert(kValues % (2 * kChains) == 0, "whole pairs in every chain");
+    const Pair* pairs = reinterpret_cast<const Pair*>(v);
+    Pair m[kChains];
+#pragma unroll
+    for (int i = 0; i < kValues / 2; ++i) {
+      m[i % kChains] = i < kChains ? pairs[i] : __hmax2(m[i % kChains], pairs[i]);
+    }
+    const Pair top = __hmax2(__hmax2(m[0], m[1]), __hmax2(m[2], m[3]));
+    max = Max(ToCompute(top.x), ToCompute(top.y));
+  } else {
+    static_assert(kValues % kChains == 0, "whole chains");
+    C m[kChains];
+#pragma unroll
+    for (int i = 0; i < kValues; ++i) {
+      const C x = ToCompute(v[i / kPack].elem[i % kPack]);
+      m[i % kChains] = i < kChains ? x : Max(m[i % kChains], x);
+    }
+    max = Max(Max(m[0], m[1]), Max(m[2], m[3]));
+  }
+  max = Max(acc.max, max);
+  const C base = max == NegativeInfinity<C>() ? C(0) : max;
+  C part[4] = {acc.sum * Exp(acc.max - base), C(0), C(0), C(0)};
+#pragma unroll
+  for (int i = 0; i < kValues; ++i) {
+    part[i % 4] += ExpFor<T, kAlgorithm>(ToCompute(v[i / kPack].elem[i % kPack]) - base);
+  }
+  acc = {max, (part[0] + part[1]) + (part[2] + part[3])};
 }
 
 // A running sum rescaled to `max`: a zero sum stays zero (its max may be -inf), a NaN one stays

@@ -359,8 +359,7 @@ bool RegisterPathFits(int64_t cols, const T* x, const T* y) {
 template <typename T, SoftmaxAlgorithm kAlgorithm>
 RegisterPlan RegisterAutoPlan(int64_t cols, bool packed) {
   return softmax::RegisterAutoPlan(static_cast<int>(sizeof(T)),
-                                   kAlgorithm == SoftmaxAlgorithm::kSoftmax, cols, packed,
-                                   std::is_same_v<T, __nv_bfloat16>);
+                                   kAlgorithm == SoftmaxAlgorithm::kSoftmax, cols, packed);
 }
 
 // Whether a bfloat16 block of 32 values a thread keeps floats between the passes (more
@@ -376,7 +375,7 @@ bool KeepsFloats(int64_t cols, int block) {
 
 // Launches the register kernel holding `values` per thread in registers (8 or 16 for float32,
 // 32, 40 or 64 for 16-bit types) and none in shared memory; 16-bit blocks of 32 threads of 32
-// values take its one-warp variant, bfloat16 blocks of 32 values past kTwoBlocksAfterThreads
+// values take its one-warp variant, 16-bit blocks of 32 values past kTwoBlocksAfterThreads
 // threads its two-block variant (kTwoBlocks).
 template <typename T, SoftmaxAlgorithm kAlgorithm, bool kAligned>
 cudaError_t LaunchBlockRegisterValues(const CudaDeviceProperties& props, cudaStream_t stream,
@@ -414,7 +413,7 @@ cudaError_t LaunchBlockRegisterValues(const CudaDeviceProperties& props, cudaStr
           props, stream, rows, cols, x, y, block, 0, info);
     }
   }
-  if constexpr (std::is_same_v<T, __nv_bfloat16> && kAligned) {
+  if constexpr (sizeof(T) == 2 && kAligned) {
     if (block > kTwoBlocksAfterThreads) {  // 32 values: see kTwoBlocks
       return LaunchBlockRegister<T, kAlgorithm, 32 / kPack, false, kAligned, false, true, false,
                                  true>(props, stream, rows, cols, x, y, block, 0, info);

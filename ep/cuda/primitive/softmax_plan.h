@@ -43,14 +43,13 @@ struct RegisterPlan {
 enum class RowLayout { kAny, kWholePacks, kMidPack };
 
 // A rule holds the rows whose packs fit a block of at most max_threads threads at values +
-// smem_values each (and of the layout, algorithm and 16-bit type it names).
+// smem_values each (and of the layout and algorithm it names).
 struct RegisterRule {
   int values;
   int smem_values;
   int max_threads;
   RowLayout layout;
   bool softmax_only;
-  bool bfloat16_only = false;
 };
 
 // The rules, first fit wins; rows past the last go to the shared-memory or uncached kernels, and
@@ -60,7 +59,7 @@ struct RegisterRule {
 // with, so long rows spill half their values to shared memory (two blocks an SM), until float32
 // blocks pass 832 threads, which run alone with short loops (WholePacks); 16-bit rows one warp
 // holds at 40 values take that warp; softmax (not log_softmax) keeps 16 values up to 1024
-// threads. Past 16384 columns bfloat16 rows of whole packs take blocks of 32 values bounded to
+// threads. Past 16384 columns 16-bit rows of whole packs take blocks of 32 values bounded to
 // 32 registers up to 640 threads (kTwoBlocks), and 16-bit rows that start mid-pack take 64 values
 // up to 512 threads instead of the shared-memory kernel: both won at 1024 rows (5-17%) and were
 // within 1% or faster at 49152.
@@ -74,11 +73,11 @@ constexpr RegisterRule kFloatRules[] = {
 constexpr RegisterRule kHalfRules[] = {
     {32, 0, 32, RowLayout::kAny, false},      {40, 0, 32, RowLayout::kAny, false},
     {32, 0, 256, RowLayout::kAny, false},     {40, 0, 320, RowLayout::kMidPack, false},
-    {64, 0, 256, RowLayout::kAny, false},     {32, 0, 640, RowLayout::kWholePacks, false, true},
+    {64, 0, 256, RowLayout::kAny, false},     {32, 0, 640, RowLayout::kWholePacks, false},
     {64, 0, 512, RowLayout::kMidPack, false}, {64, 64, 256, RowLayout::kWholePacks, false},
 };
-// bfloat16 blocks of 32 values and more threads than this take the kernel bounded to 32
-// registers (kTwoBlocks).
+// 16-bit blocks of 32 values and more threads than this take the kernel bounded to 32 registers
+// (kTwoBlocks).
 constexpr int kTwoBlocksAfterThreads = 256;
 // float32 rows of whole packs past the spilling rule take blocks each its SM's only one.
 constexpr int64_t kFloatWholeSmAfterCols =
@@ -89,8 +88,7 @@ constexpr int WarpLaneCols(int elem_size, bool whole_packs) {
   return elem_size == 4 ? (whole_packs ? 27 : 9) : (whole_packs ? 24 : 16);
 }
 
-inline RegisterPlan RegisterAutoPlan(int elem_size, bool softmax, int64_t cols, bool whole_packs,
-                                     bool bfloat16 = false) {
+inline RegisterPlan RegisterAutoPlan(int elem_size, bool softmax, int64_t cols, bool whole_packs) {
   if (cols <= int64_t{32} * WarpLaneCols(elem_size, whole_packs)) {
     return {};
   }
@@ -98,7 +96,7 @@ inline RegisterPlan RegisterAutoPlan(int elem_size, bool softmax, int64_t cols, 
   const auto fits = [&](const RegisterRule& rule) {
     const bool layout =
         rule.layout == RowLayout::kAny || (rule.layout == RowLayout::kWholePacks) == whole_packs;
-    return layout && (softmax || !rule.softmax_only) && (bfloat16 || !rule.bfloat16_only) &&
+    return layout && (softmax || !rule.softmax_only) &&
            covered <= int64_t{rule.max_threads} * (rule.values + rule.smem_values);
   };
   const auto pick = [&](const auto& rules) -> RegisterPlan {
@@ -292,11 +290,15 @@ enum class ClusterSmemPass { kForward, kSoftmaxBackward, kLogSoftmaxBackward };
 // clusters measured faster than the shared-memory and uncached kernels: float32 rows past 8192
 // columns (to 8192 the shared-memory kernel was faster), 16-bit ones from 2048, while y's and
 // dy's slices take at most 128 KB together (one CTA an SM). Of the few rows the split path
-// would take, only those whose slices are at most 64 KB (several CTAs an SM), or fit
-// max_slice_bytes in clusters on at most half the SMs: where slices of 128 KB filled every SM,
-// one CTA each, the split path measured faster. Rows too long for 16 slices of the device's
-// shared memory stay on the other paths. max_slice_bytes: the dynamic shared memory a block may
-// have.
+// would take: forward, those in slices of at most 64 KB whose split grid would not fill the SMs
+// with chunks of SplitMinChunk ((5, 300001) float16: 92 chunks, clusters 11% faster), or 16-bit
+// ones whose clusters need more CTAs than SMs (32 rows of 262144 bfloat16 columns, 256 CTAs:
+// even to 5% faster); at 128-132 CTAs, and for every float32 shape measured, the split path was
+// 10-35% faster (the few-rows section of docs/BENCHMARKS.md); backward, those whose slices are at
+// most 64 KB (several CTAs an SM), or fit max_slice_bytes in clusters on at most half the SMs:
+// where slices of 128 KB filled every SM, one CTA each, the split path measured faster. Rows too
+// long for 16 slices of the device's shared memory stay on the other paths. max_slice_bytes: the
+// dynamic shared memory a block may have.
 constexpr int64_t kClusterSmemMinCols = 32768;
 constexpr int64_t kClusterSmemBackwardMinCols32 = 8192;  // float32: past it
 constexpr int64_t kClusterSmemBackwardMinCols16 = 2048;  // 16-bit: from it
@@ -318,6 +320,11 @@ inline bool TakesClusterSmem(int sm_count, int64_t rows, int64_t cols, int elem_
   }
   if (!TakesSplitRows(sm_count, rows, cols, elem_size)) {
     return true;
+  }
+  if (!backward) {
+    const bool unfilled = rows * cols < sm_count * SplitMinChunk(elem_size);
+    return bytes <= kClusterSmemSliceBytes &&
+           (unfilled || (elem_size == 2 && rows * plan.ctas > sm_count));
   }
   return bytes <= kClusterSmemSliceBytes ||
          (bytes <= max_slice_bytes && rows * plan.ctas * 2 <= sm_count);

@@ -191,6 +191,15 @@ __global__ void __launch_bounds__(kSplitBlockThreads, 2)
       if constexpr (kHeld > 0) {
         held.Load(a + offset, len);
         acc = held.template MaxAndSum<kAlgorithm, C>(a + offset, len);
+      } else if constexpr (kPack > 1 && std::is_same_v<decltype(acc.sum), C>) {
+        ForEachPackGroupInRow<kPack>(
+            a + offset, len,
+            [&](int64_t, const T* v, auto n) {
+              AccumulatePack<T, kAlgorithm, C, C, decltype(n)::value>(acc, v);
+            },
+            [&](int64_t, int64_t, const Pack<T, kPack>* v, auto unroll) {
+              AccumulatePackGroup<T, kAlgorithm, C, kPack, decltype(unroll)::value>(acc, v);
+            });
       } else {
         ForEachInRow<kPack>(a + offset, len, [&](int64_t, const T* v, auto n) {
           AccumulatePack<T, kAlgorithm, C, decltype(acc.sum), decltype(n)::value>(acc, v);
@@ -215,7 +224,11 @@ __global__ void __launch_bounds__(kSplitBlockThreads, 2)
           v[i] = kAlgorithm == SoftmaxAlgorithm::kSoftmax ? yv * (dyv - sum)
                                                           : dyv - ExpFor<T, kAlgorithm>(yv) * sum;
         }
-        StorePack<N>(v, seg_out + c);
+        if constexpr (N == kPack && kPack > 1) {
+          StorePack16<N>(v, seg_out + c);  // seg_out + c is aligned (see the kernel's kPack)
+        } else {
+          StorePack<N>(v, seg_out + c);
+        }
       });
     } else {
       const C max = acc.max;
@@ -229,7 +242,11 @@ __global__ void __launch_bounds__(kSplitBlockThreads, 2)
           v[i] = kAlgorithm == SoftmaxAlgorithm::kSoftmax ? ExpFor<T, kAlgorithm>(d) * scale
                                                           : d - scale;
         }
-        StorePack<N>(v, seg_out + c);
+        if constexpr (N == kPack && kPack > 1) {
+          StorePack16<N>(v, seg_out + c);  // seg_out + c is aligned (see the kernel's kPack)
+        } else {
+          StorePack<N>(v, seg_out + c);
+        }
       };
       if constexpr (kHeld > 0) {
         held.ForEach(a + offset, len, store);
@@ -362,17 +379,29 @@ cudaError_t LaunchSplitRowsWithPack(const CudaDeviceProperties& props, cudaStrea
     return cudaErrorInvalidValue;  // no block fits an SM: not on a device this build targets
   }
   // Chunks not held, of tensors read in 16-byte packs, may take the tensor as one flat range
-  // (TakesFlatSplit; its own kernel, whose occupancy is the per-row one's under the launch
-  // bound): its blocks + rows partials fit the workspace, as blocks <= resident and rows <= blocks.
+  // (TakesFlatSplit; its own kernel, as many blocks as both kernels keep resident): its blocks +
+  // rows partials fit the workspace, as blocks <= resident and rows <= blocks.
   const int64_t grid_rows = std::min<int64_t>({rows, resident / plan.splits, 65535});
-  const FlatSplitPlan flat_plan =
-      held || kPack == 1 ? FlatSplitPlan() : PlanFlatSplit(resident, rows, cols, sizeof(T));
+  FlatSplitPlan flat_plan;
+  if constexpr (kPack != 1) {
+    if (!held) {
+      const auto flat_kernel = SplitRowsKernel<T, C, kAlgorithm, kBackward, kPack, 0, true>;
+      int flat_per_sm = 0;
+      err = ResidentBlocksPerSm(props, reinterpret_cast<const void*>(flat_kernel), &flat_per_sm);
+      if (err != cudaSuccess) {
+        return err;
+      }
+      const int64_t flat_resident =
+          std::min<int64_t>(resident, int64_t{flat_per_sm} * props.sm_count);
+      flat_plan = PlanFlatSplit(flat_resident, rows, cols, sizeof(T));
+    }
+  }
   const bool flat = TakesFlatSplit(flat_plan.blocks, plan.splits * grid_rows, sizeof(T));
   const void* kernel =
       held ? reinterpret_cast<const void*>(
                  SplitRowsKernel<T, C, kAlgorithm, kBackward, kPack, kHeldPacks, false>)
       : flat ? reinterpret_cast<const void*>(
-                   SplitRowsKernel<T, C, kAlgorithm, kBackward, kPack, 0, kPack != 1>)
+                   SplitRowsKernel<T, C, kAlgorithm, kBackward, kPack, 0, (kPack > 1)>)
              : reinterpret_cast<const void*>(
                    SplitRowsKernel<T, C, kAlgorithm, kBackward, kPack, 0, false>);
   const dim3 grid =
