@@ -643,6 +643,7 @@ TEST_F(CudaSoftmaxTest, SpecialValuesAgreeWithTheCpu) {
   }
 }
 
+#ifdef OFLITE_WITH_CUDA
 // Chunks too long to hold fold their loaded packs a group at once (AccumulatePackGroup): +inf,
 // NaN, rows of only -inf and rows that start with a run of -inf, in float32 rows of 2^20 (the
 // split path, chunks not held) and float16 ones (forced: the dispatch takes them to the cluster),
@@ -672,6 +673,7 @@ TEST_F(CudaSoftmaxTest, SplitPackGroupsKeepSpecialValues) {
     }
   }
 }
+#endif  // OFLITE_WITH_CUDA
 
 // Outputs below float's smallest normal (exp(-88) and less) are still representable in float32
 // and bfloat16 (down to 2^-133): the 16-bit kernels' bare hardware exp2 flushes there, so they
