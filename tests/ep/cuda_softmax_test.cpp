@@ -590,6 +590,24 @@ TEST_F(CudaSoftmaxTest, ClusterSmemClustersLoopOverRows) {
   }
 }
 
+// Forward rows past 8 slices of 64 KB whose clusters fill the device take fewer, wider slices
+// (two CTAs an SM): 151936 float32 columns on 6 CTAs, not 10.
+TEST_F(CudaSoftmaxTest, ClusterSmemWideSlicesKeepRowsOnEightCtasOrFewer) {
+  if (!GpuHasClusters()) {
+    GTEST_SKIP() << "the GPU has no thread-block clusters";
+  }
+  const Shape shape = {34, 151936};
+  const std::vector<double> x = RandomValues(static_cast<size_t>(shape.elem_cnt()), 17);
+  for (bool log : {false, true}) {
+    const RunResult r = RunOnCuda({MakeTensor(x, shape, DataType::kFloat32)}, log, false, 1);
+    ExpectAllClose(r.values, ReferenceSoftmax(x, shape, 1, log),
+                   SoftmaxTolerance(DataType::kFloat32), r.launch,
+                   SmallestNormal(DataType::kFloat32), SoftmaxScale(x, shape, 1, log));
+    EXPECT_NE(r.launch.find("[cluster-smem pack=4 block=416 ctas=6]"), std::string::npos)
+        << r.launch;
+  }
+}
+
 // By default the backward's and 16-bit forward rows take as many clusters as the device holds,
 // fewer than these rows (a row of 65539 bfloat16 values takes 2 CTAs of 64 KB forward, 4 of two
 // 32 KB slices backward), and each cluster loops over rows.

@@ -226,6 +226,17 @@ TEST(SoftmaxPlanTest, ClusterSmemPlansCoverTheRowInTheFewestSlices) {
   EXPECT_EQ(PlanClusterSmem(1048576, 4).slice_packs, 16384);
   EXPECT_EQ(PlanClusterSmem(1048576, 4).threads, 512);
   EXPECT_EQ(PlanClusterSmem(65536, 4, 32 << 10).ctas, 8);  // another slice size
+  // Forward rows past 8 slices of 64 KB, clusters past the SMs: the fewest slices of up to 112 KB
+  // where 8 hold them
+  EXPECT_EQ(PlanClusterSmemOf(131072, 4, 1, 1024, 132).ctas, 8);  // 8 of 64 KB
+  EXPECT_EQ(PlanClusterSmemOf(151936, 4, 1, 1024, 132).ctas, 6);  // not 10 of 64 KB
+  EXPECT_EQ(PlanClusterSmemOf(151936, 4, 1, 1024, 132).threads, 416);
+  EXPECT_EQ(PlanClusterSmemOf(229376, 4, 1, 1024, 132).ctas, 8);   // 8 of 112 KB
+  EXPECT_EQ(PlanClusterSmemOf(229380, 4, 1, 1024, 132).ctas, 15);  // past them: slices of 64 KB
+  EXPECT_EQ(PlanClusterSmemOf(262143, 4, 1, 1024, 132).ctas, 16);
+  EXPECT_EQ(PlanClusterSmemOf(151936, 4, 1, 13, 132).ctas, 10);  // 130 CTAs: the GPU not filled
+  EXPECT_EQ(PlanClusterSmemOf(151936, 4, 2, 1024, 132).ctas,
+            16);  // backward keeps its 32 KB slices
   constexpr int kSms = 132;
   constexpr int64_t kSmem = 227 << 10;
   constexpr ClusterSmemPass kForward = ClusterSmemPass::kForward;

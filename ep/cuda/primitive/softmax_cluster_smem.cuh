@@ -447,7 +447,7 @@ cudaError_t TryClusterSmemPath(const CudaDeviceProperties& props, cudaStream_t s
                                bool* launched) {
   *launched = false;
   const int tensors = dy == nullptr ? 1 : 2;
-  const ClusterSmemPlan plan = PlanClusterSmemOf(cols, sizeof(T), tensors);
+  const ClusterSmemPlan plan = PlanClusterSmemOf(cols, sizeof(T), tensors, rows, props.sm_count);
   const int64_t smem = plan.SmemBytes(tensors);
   if (props.compute_capability_major < 9 || rows * plan.ctas > INT32_MAX ||
       smem > static_cast<int64_t>(props.shared_memory_per_block_optin) - kClusterSmemStaticBytes) {
