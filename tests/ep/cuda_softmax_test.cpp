@@ -390,7 +390,8 @@ TEST_F(CudaSoftmaxTest, LongAndFewRowsThroughTheDispatch) {
   const Case cases[] = {
       {DataType::kFloat32, {1, (1 << 20) + 3}, "split", "split", "split", "split"},
       {DataType::kBFloat16, {1, (1 << 20) + 3}, "split", "split", "split", "split"},  // 16 x 128 KB
-      {DataType::kFloat16, {5, 300001}, cs, "split", "split", "split"},  // 10 x 60 KB, 92 chunks
+      // 10 x 60 KB; its split grid (92 chunks of 16384) would not fill 92 SMs or more
+      {DataType::kFloat16, {5, 300001}, sms >= 92 ? cs : "split", "split", "split", "split"},
       {DataType::kFloat32, {sms / 4, 65536}, "split", cs, "split", "split"},
       // forward 16-bit slices of 64 KB on more CTAs than SMs: 8 a row
       {DataType::kBFloat16, {sms / 4, 262144}, cs, cs, "split", "split"},
@@ -487,7 +488,7 @@ std::vector<std::pair<Shape, std::vector<double>>> SpecialValueCases() {
   const double inf = INFINITY, nan = NAN;
   std::vector<std::pair<Shape, std::vector<double>>> cases = {
       {Shape{4, 3}, {1, inf, 2, -inf, -inf, -inf, 1, nan, 3, -inf, 0, 0}}};
-  // 20000 columns: bfloat16 forced onto the register path takes its two-block kernel.
+  // 20000 columns: 16-bit rows forced onto the register path take the two-block kernel.
   // 40003 columns: several CTAs a row on the cluster-smem path (rows starting mid-pack), its
   // +inf and NaN in the last slice, slices of only -inf (row 3), and a slice of -inf but one
   // NaN (row 4).
@@ -685,6 +686,10 @@ TEST_F(CudaSoftmaxTest, SplitPackGroupsKeepSpecialValues) {
       const RunResult r = RunOnCuda({MakeTensor(x, shape, dtype)}, log, false, 1);
       ASSERT_NE(r.launch.find("[split "), std::string::npos) << r.launch;
       ASSERT_EQ(r.launch.find(" held"), std::string::npos) << r.launch;
+      // 16-byte packs, so that the body takes the grouped fold
+      ASSERT_NE(r.launch.find(dtype == DataType::kFloat32 ? " pack=4 " : " pack=8 "),
+                std::string::npos)
+          << r.launch;
       ExpectAllClose(r.values, ReferenceSoftmax(x, shape, 1, log), SoftmaxTolerance(dtype),
                      std::string(DataTypeName(dtype)) + (log ? " log " : " ") + r.launch,
                      SmallestNormal(dtype), SoftmaxScale(x, shape, 1, log));

@@ -303,8 +303,9 @@ using RegisterRowLayout = std::conditional_t<sizeof(T) == 2 && !kAligned, PacksA
 // kTwoBlocks: 16-bit blocks of 32 values and more than 256 threads, bounded to 32 registers (at
 // most 10 bytes of spills) so that three blocks of 640 threads share an SM where 44-48 registers
 // fit two. float16's output pass converts its values from words xored with a zero that ptxas
-// cannot see: otherwise ptxas kept each value's conversion from the sum pass for the output
-// pass, 32 floats across the block reduction, and spilled 12-44 bytes.
+// cannot see (rows >> 62, rows being a positive int64): otherwise ptxas kept each value's
+// conversion from the sum pass for the output pass, 32 floats across the block reduction, and
+// spilled 12-44 bytes.
 // kOneWarp: a 16-bit block of 32 threads (see the top of this file). Its threads' stride is a
 // constant, its reductions are one warp's, its packs load as words (LoadPackOrNegativeInfinity),
 // and it holds ExpFor(x - max) (softmax: exp scaled by 2^kExpBias, which RowScale's 1 / sum
@@ -321,7 +322,7 @@ __global__ void __launch_bounds__(kOneWarp ? 32 : kRegisterMaxBlockThreads,
   static_assert(!kOneWarp || (sizeof(T) == 2 && !kSpill && !kWholeSm),
                 "one-warp blocks hold 16-bit rows in registers");
   static_assert(!kTwoBlocks || (sizeof(T) == 2 && kPacks == 4 && kOpaque && !kSpill && !kOneWarp),
-                "two-block kernels hold 32 16-bit values opaquely");
+                "two-block kernels hold 32 16-bit values (bfloat16 ones opaquely)");
   constexpr int kPack = kBlockPack<T>;
   constexpr bool kRaw = sizeof(T) == 2 && !kOneWarp;
   // Registers hold rows as stored (16-bit values as loaded), float32 exp(x - max) between the
@@ -435,7 +436,7 @@ __global__ void __launch_bounds__(kOneWarp ? 32 : kRegisterMaxBlockThreads,
     const C scale = RowScale<kAlgorithm, C>(sum);
     T* row_y = y + row * cols;
     if constexpr (kTwoBlocks && std::is_same_v<T, __half>) {
-      const auto zero = static_cast<uint32_t>(rows >> 62);  // rows < 2^62 (see kTwoBlocks)
+      const auto zero = static_cast<uint32_t>(rows >> 62);  // 0 (see kTwoBlocks)
 #pragma unroll
       for (int p = 0; p < kPacks; ++p) {
         uint32_t words[4];

@@ -308,7 +308,8 @@ enum class ClusterSmemPass { kForward, kSoftmaxBackward, kLogSoftmaxBackward };
 // columns (to 8192 the shared-memory kernel was faster), 16-bit ones from 2048, while y's and
 // dy's slices take at most 128 KB together (one CTA an SM). Of the few rows the split path
 // would take: forward, those in slices of at most 64 KB whose split grid would not fill the SMs
-// with chunks of SplitMinChunk ((5, 300001) float16: 92 chunks, clusters 11% faster), or 16-bit
+// with chunks of SplitMinChunk ((5, 300001) float16: 92 chunks, clusters 11% faster; float32 by
+// analogy, (5, 150001) was timed on clusters only), or 16-bit
 // ones whose clusters need more CTAs than SMs (32 rows of 262144 bfloat16 columns, 256 CTAs:
 // even to 5% faster); at 128-132 CTAs, and for every float32 shape measured, the split path was
 // 10-35% faster (the few-rows section of docs/BENCHMARKS.md); backward, those whose slices are at
