@@ -26,15 +26,6 @@ __device__ void CopyAsync16(float4* dst, const float4* src) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(to), "l"(src) : "memory");
 }
 
-__device__ float BlockSum(float v, float* partials) {
-  for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(~0u, v, o);
-  if (threadIdx.x % 32 == 0) partials[threadIdx.x / 32] = v;
-  __syncthreads();
-  float t = 0;
-  for (int w = 0; w < kThreads / 32; ++w) t += partials[w];
-  return t;
-}
-
 // A row is row_f4 float4s; CTA r of a cluster holds float4s [r * slice_f4, (r + 1) * slice_f4).
 __global__ void __launch_bounds__(kThreads)
     ClusterRows(const float4* in, float4* out, long rows, long row_f4, long slice_f4) {
@@ -57,7 +48,7 @@ __global__ void __launch_bounds__(kThreads)
       const float4 v = slice[i];
       acc += v.x + v.y + v.z + v.w;
     }
-    const float sum = BlockSum(acc, partials);
+    const float sum = BlockSum<kThreads>(acc, partials);
     if (threadIdx.x == 0) part = sum;
     cluster.sync();
     float total = 0.f;

@@ -1,6 +1,6 @@
-// What the bare-kernel probes in this folder share: an error check, a fill kernel, and the
-// median of 21 timed reps (after 3 warm-up ones), each after 512 MB written to flush L2 as
-// `oflite bench` does.
+// What the bare-kernel probes in this folder share: an error check, a fill kernel, a block sum,
+// and the median of 21 timed reps (after 3 warm-up ones), each after 512 MB written to flush L2
+// as `oflite bench` does.
 #ifndef ONEFLOW_LITE_TOOLS_REFERENCE_PROBE_TIMING_CUH_
 #define ONEFLOW_LITE_TOOLS_REFERENCE_PROBE_TIMING_CUH_
 
@@ -24,6 +24,17 @@ __global__ void Fill(float4* p, size_t n, float v) {
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
        i += (size_t)gridDim.x * blockDim.x)
     p[i] = make_float4(v, v, v, v);
+}
+
+// The sum of v over a block of kThreads threads, every thread getting it (partials: 32 floats).
+template <int kThreads>
+__device__ float BlockSum(float v, float* partials) {
+  for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(~0u, v, o);
+  if (threadIdx.x % 32 == 0) partials[threadIdx.x / 32] = v;
+  __syncthreads();
+  float t = 0;
+  for (int w = 0; w < kThreads / 32; ++w) t += partials[w];
+  return t;
 }
 
 float4* g_flush;  // allocated by the probe's main: g_flush_n float4s

@@ -17,16 +17,6 @@
 
 #include "probe_timing.cuh"
 
-template <int kThreads>
-__device__ float BlockSum(float v, float* partials) {
-  for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(~0u, v, o);
-  if (threadIdx.x % 32 == 0) partials[threadIdx.x / 32] = v;
-  __syncthreads();
-  float t = 0;
-  for (int w = 0; w < kThreads / 32; ++w) t += partials[w];
-  return t;
-}
-
 // A row is kThreads * kVec float4s; thread t holds float4s t, t + kThreads, ...
 template <int kThreads, int kVec, bool kPrefetch>
 __global__ void __launch_bounds__(kThreads) Rows(const float4* in, float4* out, long rows) {
