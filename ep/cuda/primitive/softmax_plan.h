@@ -309,14 +309,13 @@ enum class ClusterSmemPass { kForward, kSoftmaxBackward, kLogSoftmaxBackward };
 // dy's slices take at most 128 KB together (one CTA an SM). Of the few rows the split path
 // would take: forward, those in slices of at most 64 KB whose split grid would not fill the SMs
 // with chunks of SplitMinChunk ((5, 300001) float16: 92 chunks, clusters 11% faster; float32 by
-// analogy, (5, 150001) was timed on clusters only), or 16-bit
-// ones whose clusters need more CTAs than SMs (32 rows of 262144 bfloat16 columns, 256 CTAs:
-// even to 5% faster); at 128-132 CTAs, and for every float32 shape measured, the split path was
-// 10-35% faster (the few-rows section of docs/BENCHMARKS.md); backward, those whose slices are at
-// most 64 KB (several CTAs an SM), or fit max_slice_bytes in clusters on at most half the SMs:
-// where slices of 128 KB filled every SM, one CTA each, the split path measured faster. Rows too
-// long for 16 slices of the device's shared memory stay on the other paths. max_slice_bytes: the
-// dynamic shared memory a block may have.
+// analogy, (5, 150001) was timed on clusters only), or 16-bit ones whose clusters need more CTAs
+// than SMs (32 rows of 262144 bfloat16 columns, 256 CTAs: even to 5% faster); at 128-132 CTAs,
+// and for every float32 shape measured, the split path was 10-35% faster (the few-rows section
+// of docs/BENCHMARKS.md); backward, those whose slices are at most 64 KB (several CTAs an SM), or
+// fit max_slice_bytes in clusters on at most half the SMs: where slices of 128 KB filled every SM,
+// one CTA each, the split path measured faster. Rows too long for 16 slices of the device's shared
+// memory stay on the other paths. max_slice_bytes: the dynamic shared memory a block may have.
 constexpr int64_t kClusterSmemMinCols = 32768;
 constexpr int64_t kClusterSmemBackwardMinCols32 = 8192;  // float32: past it
 constexpr int64_t kClusterSmemBackwardMinCols16 = 2048;  // 16-bit: from it
