@@ -278,6 +278,35 @@ TEST(SoftmaxPlanTest, ClusterSmemPlansCoverTheRowInTheFewestSlices) {
   EXPECT_TRUE(TakesClusterSmem(kSms, 1024, 262143, 2, kLogSoftmaxBackward, kSmem));  // 32 KB each
 }
 
+// Forward rows whose clusters fill the device: slices past 64 KB only where slices of 64 KB would
+// take more than 8 CTAs, then at most 8 CTAs covering the row, two of which fit an H200 SM's
+// 228 KB of shared memory; elsewhere the 64 KB plan.
+TEST(SoftmaxPlanTest, WideClusterSlicesOnlyWhereTheyKeepEightCtas) {
+  for (int elem_size : {4, 2}) {
+    int wide = 0;
+    for (int64_t cols = 32769; cols <= 524288; cols += 4099) {
+      const ClusterSmemPlan narrow = PlanClusterSmem(cols, elem_size);
+      if (narrow.slice_packs * 16 > kClusterSmemSliceBytes) {
+        continue;  // past 16 slices of 64 KB
+      }
+      const ClusterSmemPlan plan = PlanClusterSmemOf(cols, elem_size, 1, 1024, 132);
+      const std::string what = std::to_string(elem_size) + " bytes, " + std::to_string(cols);
+      const int64_t bytes = plan.slice_packs * 16;
+      EXPECT_GE(plan.ctas * plan.slice_packs, cols / PackOf(elem_size)) << what;
+      if (bytes > kClusterSmemSliceBytes) {
+        EXPECT_GT(narrow.ctas, kClusterMaxCtas) << what;
+        EXPECT_LE(plan.ctas, kClusterMaxCtas) << what;
+        EXPECT_LE(2 * (bytes + kClusterSmemStaticBytes), 228 << 10) << what;
+        ++wide;
+      } else {
+        EXPECT_EQ(plan.ctas, narrow.ctas) << what;
+        EXPECT_EQ(plan.slice_packs, narrow.slice_packs) << what;
+      }
+    }
+    EXPECT_GT(wide, 0) << elem_size << " bytes: some rows take wide slices";
+  }
+}
+
 }  // namespace
 }  // namespace softmax
 }  // namespace ep
