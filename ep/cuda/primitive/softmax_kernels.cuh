@@ -909,10 +909,10 @@ __device__ __forceinline__ void AccumulatePackGroup(MaxSum<C, C>& acc, const Pac
   }
   max = Max(acc.max, max);
   const C base = max == NegativeInfinity<C>() ? C(0) : max;
-  C part[4] = {acc.sum * Exp(acc.max - base), C(0), C(0), C(0)};
+  C part[kChains] = {acc.sum * Exp(acc.max - base), C(0), C(0), C(0)};
 #pragma unroll
   for (int i = 0; i < kValues; ++i) {
-    part[i % 4] += ExpFor<T, kAlgorithm>(ToCompute(v[i / kPack].elem[i % kPack]) - base);
+    part[i % kChains] += ExpFor<T, kAlgorithm>(ToCompute(v[i / kPack].elem[i % kPack]) - base);
   }
   acc = {max, (part[0] + part[1]) + (part[2] + part[3])};
 }

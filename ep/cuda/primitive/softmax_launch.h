@@ -33,7 +33,7 @@ struct LaunchInfo {
   bool one_warp = false;      // register path: a 16-bit one-warp block (kOneWarp)
   int splits = 0;             // split path: blocks a row (flat: in all); cluster paths: CTAs a row
   bool looped = false;        // cluster-smem: fewer clusters than rows, each looping over rows
-  bool two_blocks = false;    // register path: bfloat16 blocks bounded to 32 registers (kTwoBlocks)
+  bool two_blocks = false;    // register path: 16-bit blocks bounded to 32 registers (kTwoBlocks)
   bool flat = false;          // split path: the blocks take the tensor as one range (FlatSplitPlan)
 };
 

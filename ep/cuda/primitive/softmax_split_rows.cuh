@@ -48,6 +48,17 @@ __device__ __forceinline__ MaxSum<C, S> BlockMaxSum(const MaxSum<C, S>& acc) {
   return {max, BlockAllReduce<kSplitBlockThreads>(Rescaled(acc, max), SumOp())};
 }
 
+// A chunk's n outputs at dst: whole packs (n = kPack > 1, dst 16-byte aligned, see the kernel's
+// kPack) as one 16-byte store, the head and tail elements one by one.
+template <int kPack, int N, typename T, typename C>
+__device__ __forceinline__ void StoreChunkPack(const C* v, T* dst) {
+  if constexpr (N == kPack && kPack > 1) {
+    StorePack16<N>(v, dst);
+  } else {
+    StorePack<N>(v, dst);
+  }
+}
+
 // Each warp combines its row's partials on its own (lanes stride over them, then shuffles): no
 // block barrier between the grid barrier and the output pass, and every warp gets the same result
 // in the same order.
@@ -224,11 +235,7 @@ __global__ void __launch_bounds__(kSplitBlockThreads, 2)
           v[i] = kAlgorithm == SoftmaxAlgorithm::kSoftmax ? yv * (dyv - sum)
                                                           : dyv - ExpFor<T, kAlgorithm>(yv) * sum;
         }
-        if constexpr (N == kPack && kPack > 1) {
-          StorePack16<N>(v, seg_out + c);  // seg_out + c is aligned (see the kernel's kPack)
-        } else {
-          StorePack<N>(v, seg_out + c);
-        }
+        StoreChunkPack<kPack, N>(v, seg_out + c);
       });
     } else {
       const C max = acc.max;
@@ -242,11 +249,7 @@ __global__ void __launch_bounds__(kSplitBlockThreads, 2)
           v[i] = kAlgorithm == SoftmaxAlgorithm::kSoftmax ? ExpFor<T, kAlgorithm>(d) * scale
                                                           : d - scale;
         }
-        if constexpr (N == kPack && kPack > 1) {
-          StorePack16<N>(v, seg_out + c);  // seg_out + c is aligned (see the kernel's kPack)
-        } else {
-          StorePack<N>(v, seg_out + c);
-        }
+        StoreChunkPack<kPack, N>(v, seg_out + c);
       };
       if constexpr (kHeld > 0) {
         held.ForEach(a + offset, len, store);
