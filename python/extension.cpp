@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -375,6 +376,22 @@ std::vector<int64_t> IntsOf(nb::handle value, bool* ok) {
   return ints;
 }
 
+// A str attribute's UTF-8 text: its encoding error as Python raised it, and ValueError for a NUL
+// inside, which the C API's NUL-terminated strings would cut the text at.
+const char* Utf8Of(PyObject* v, const std::string& op, const char* name) {
+  Py_ssize_t size = 0;
+  const char* text = PyUnicode_AsUTF8AndSize(v, &size);
+  if (text == nullptr) {
+    throw nb::python_error();
+  }
+  if (std::strlen(text) != static_cast<size_t>(size)) {
+    Throw(PyExc_ValueError, op + ": attribute '" + name +
+                                "' holds an embedded null character at offset " +
+                                std::to_string(std::strlen(text)));
+  }
+  return text;
+}
+
 // Sets attribute `name` of declared `type` from a Python value; TypeError naming the op, the
 // attribute, what it takes and what came.
 void SetAttr(oflite_attrs* attrs, const std::string& op, const char* name, oflite_attr_type type,
@@ -409,7 +426,7 @@ void SetAttr(oflite_attrs* attrs, const std::string& op, const char* name, oflit
       break;
     case OFLITE_ATTR_STRING:
       ok = PyUnicode_Check(v);
-      if (ok) status = oflite_attrs_set_string(attrs, name, PyUnicode_AsUTF8(v));
+      if (ok) status = oflite_attrs_set_string(attrs, name, Utf8Of(v, op, name));
       break;
     case OFLITE_ATTR_DTYPE: {
       const int dtype = DTypeOf(value);
@@ -569,6 +586,9 @@ class Op {
         if (a == nullptr) {
           Throw(PyExc_TypeError, name_ + "() got an unexpected keyword argument '" + key_text +
                                      "' (attributes: " + AttrNames() + ")");
+        }
+        if (static_cast<size_t>(a - attrs_.data()) < args.size() - n) {
+          Throw(PyExc_TypeError, name_ + "() got multiple values for argument '" + key_text + "'");
         }
         SetAttr(attrs.handle, name_, key_text, a->type, value);
       }

@@ -169,13 +169,16 @@ std::vector<uint8_t> NormalizedBools(const void* data, size_t bytes) {
 
 Maybe<Tensor> Tensor::FromHost(const void* data, size_t bytes, const Shape& shape,
                                DataType data_type, const Device& device) {
-  Tensor tensor;
-  OFLITE_ASSIGN_OR_RETURN(tensor, Empty(shape, data_type, device));
-  OFLITE_CHECK_OR_RETURN(bytes == tensor.nbytes(), ValueError)
+  // The caller's byte count is checked before anything is allocated for the shape.
+  size_t expected = 0;
+  OFLITE_ASSIGN_OR_RETURN(expected, ContiguousBytes("Tensor::FromHost", shape, data_type));
+  OFLITE_CHECK_OR_RETURN(bytes == expected, ValueError)
       << "Tensor::FromHost: got " << bytes << " bytes for shape " << shape << " of " << data_type
-      << ", expected " << tensor.nbytes();
+      << ", expected " << expected;
   OFLITE_CHECK_OR_RETURN(data != nullptr || bytes == 0, ValueError)
       << "Tensor::FromHost: data is null for " << bytes << " bytes";
+  Tensor tensor;
+  OFLITE_ASSIGN_OR_RETURN(tensor, Empty(shape, data_type, device));
   std::vector<uint8_t> normalized;
   if (data_type == DataType::kBool) {
     normalized = NormalizedBools(data, bytes);

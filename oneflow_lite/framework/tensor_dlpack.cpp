@@ -2,6 +2,7 @@
 // lends a tensor's storage to a consumer; neither copies.
 #include <dlpack/dlpack.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <utility>
@@ -71,9 +72,11 @@ Maybe<Device> FromDLDevice(DLDevice device) {
   }
 }
 
-// Whether the strides are those of a compact row-major tensor (dims of size 1 may have any).
+// Whether the strides are those of a compact row-major tensor (dims of size 1 may have any, and
+// a tensor of no elements any at all: NumPy gives those zero strides).
 bool IsCompactRowMajor(const DLTensor& t) {
-  if (t.strides == nullptr) {
+  if (t.strides == nullptr ||
+      std::any_of(t.shape, t.shape + t.ndim, [](int64_t d) { return d == 0; })) {
     return true;
   }
   int64_t expected = 1;

@@ -101,7 +101,10 @@ def tensor(data, dtype=None, device="cpu"):
     """A new tensor copied from `data` (anything numpy.asarray takes) on `device`
     ('cpu', 'cuda', 'cuda:1'). Use ofl.from_dlpack to share memory instead."""
     import numpy as np
-    array = np.require(np.asarray(data, dtype=dtype), requirements="C")  # keeps 0-d arrays 0-d
+    array = np.asarray(data, dtype=dtype)
+    if not array.dtype.isnative:  # the buffer is copied as host-order bytes
+        array = array.astype(array.dtype.newbyteorder("="))
+    array = np.require(array, requirements="C")  # keeps 0-d arrays 0-d
     return _from_buffer(array, array.dtype.name, device)
 
 

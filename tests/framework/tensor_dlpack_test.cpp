@@ -81,6 +81,20 @@ TEST(TensorDLPack, ByteOffsetAndCompactStridesAreTaken) {
   EXPECT_EQ(t.data(), p.bytes.data() + 16);
 }
 
+// A tensor of no elements addresses nothing: any strides are compact (NumPy gives zeros, torch
+// 1 for the dims after an empty one).
+TEST(TensorDLPack, EmptyTensorsAreTakenWhateverTheirStrides) {
+  const std::pair<std::vector<int64_t>, std::vector<int64_t>> cases[] = {
+      {{0}, {0}}, {{2, 0}, {0, 0}}, {{2, 0}, {1, 1}}, {{0, 3}, {0, 0}}, {{4, 0, 5}, {0, 0, 0}}};
+  for (const auto& [shape, strides] : cases) {
+    Producer p(kFloat32, shape, 4);
+    p.SetStrides(strides);
+    const Tensor t = Unwrap(Tensor::FromDLPack(&p.managed));
+    EXPECT_EQ(t.shape(), Shape(DimVector(shape.data(), shape.data() + shape.size())));
+    EXPECT_EQ(t.elem_cnt(), 0);
+  }
+}
+
 TEST(TensorDLPack, EveryDtypeGoesOutAndComesBackWithoutACopy) {
   const std::pair<DataType, DLDataType> cases[] = {{DataType::kFloat32, {kDLFloat, 32, 1}},
                                                    {DataType::kFloat64, {kDLFloat, 64, 1}},

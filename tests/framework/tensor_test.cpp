@@ -241,6 +241,14 @@ TEST(TensorTest, FromHostByteCountMismatchIsValueError) {
               ErrorKind::kValueError, {"20", "24"});
 }
 
+// The byte count is checked first: a wrong shape of 4 TiB is a ValueError, not an attempt to
+// allocate it.
+TEST(TensorTest, FromHostChecksTheByteCountBeforeAllocating) {
+  const float value = 1.0f;
+  ExpectError(Tensor::FromHost(&value, 4, Shape({int64_t{1} << 40}), DataType::kFloat32),
+              ErrorKind::kValueError, {"got 4 bytes", "(1099511627776,)", "4398046511104"});
+}
+
 TEST(TensorTest, ToVectorOfWrongTypeIsTypeError) {
   const Tensor t = Unwrap(Tensor::FromVector(std::vector<float>{1, 2}, Shape({2})));
   ExpectError(t.ToVector<double>(), ErrorKind::kTypeError, {"float32", "float64"});

@@ -218,6 +218,9 @@ TEST_P(MatMulTest, EmptyDimsGiveEmptyTensorsOrZeros) {
       {{2, 3, 0}, {0, 5}, {2, 3, 5}},     // K = 0 in a batch: zeros
       {{0, 3, 4}, {4, 5}, {0, 3, 5}},     // no batches: empty
       {{2, 0, 4}, {2, 4, 5}, {2, 0, 5}},  // M = 0 in a batch
+      // Batches that broadcast to 2^60 empty matrices: no work (one launch each would never end).
+      {{1 << 30, 1, 0, 5}, {1, 1 << 30, 5, 0}, {1 << 30, 1 << 30, 0, 0}},
+      {{2, 1, 3, 4}, {1, int64_t{1} << 40, 4, 0}, {2, int64_t{1} << 40, 3, 0}},
   };
   for (const Case& c : cases) {
     for (const Device& device : Devices(dtype)) {

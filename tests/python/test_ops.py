@@ -120,6 +120,22 @@ def test_bad_python_arguments_name_the_argument():
         ofl.softmax(x, dim="0")
     with pytest.raises(OverflowError):
         ofl.ops.transpose(x, perm=[1 << 70, 0])
+    v = np.array([-2.0, 3.0], np.float32)
+    with pytest.raises(TypeError, match=r"leaky_relu\(\) got multiple values for argument 'alpha'"):
+        ofl.ops.leaky_relu(v, 0.5, alpha=0.01)
+    with pytest.raises(ValueError, match=r"gelu: attribute 'approximate' holds an embedded null "
+                                         r"character at offset 4"):
+        ofl.ops.gelu(v, approximate="tanh\x00garbage")
+    with pytest.raises(UnicodeEncodeError):  # Python's own error, not a null pointer's
+        ofl.ops.gelu(v, approximate="\udc80")
+
+
+def test_empty_arrays_are_inputs_as_they_are(rng):
+    for shape in [(0,), (2, 0), (0, 3), (4, 0, 5)]:
+        empty = np.zeros(shape, np.float32)  # NumPy gives these zero strides
+        assert ofl.from_dlpack(empty).shape == shape
+        assert ofl.ops.relu(empty).shape == shape
+        assert ofl.softmax(empty, dim=-1).shape == shape
 
 
 def test_tensor_copies_and_moves():
@@ -131,5 +147,11 @@ def test_tensor_copies_and_moves():
     assert t.to("cpu").data_ptr == t.data_ptr  # already there: no copy
     np.testing.assert_array_equal(np.asarray(t), data)
     assert ofl.tensor(np.float64(2.5)).shape == ()
+    for dtype in (">f4", ">i8", ">f8", "<f4"):  # either byte order, read as the values it holds
+        values = np.array([1.5, -2.0, 3.0]).astype(dtype)
+        np.testing.assert_array_equal(ofl.tensor(values).numpy(), values)
+    big = np.array([1.0, 2.0, 3.0], ">f4")
+    np.testing.assert_allclose(ofl.softmax(ofl.tensor(big)).numpy(), np_softmax(big, -1),
+                               rtol=1e-6)
     with pytest.raises(ValueError, match="tpu"):
         t.to("tpu")

@@ -243,6 +243,9 @@ OFLITE_ISA_CLONES void BackwardRows(const T* y, const T* dy, T* dx, size_t rows,
 // Calls rows_fn(first_row, row_count) over [0, rows) on the pool.
 template <typename F>
 void ForEachRowChunk(size_t rows, size_t cols, const F& rows_fn) {
+  if (rows == 0 || cols == 0) {  // no element: rows of no columns may still be 2^62 of them
+    return;
+  }
   const int64_t grain = std::max<int64_t>(1, kSoftmaxGrain / std::max<int64_t>(1, cols));
   ParallelFor(static_cast<int64_t>(rows), grain, [&](int64_t begin, int64_t end) {
     rows_fn(static_cast<size_t>(begin), static_cast<size_t>(end - begin));
