@@ -164,6 +164,51 @@ double ReferenceCast(double v, DataType from, DataType to) {
   return whole_source && IsIntegralDataType(to) ? WrapInteger(v, to) : ReferenceCast(v, to);
 }
 
+namespace {
+// mag rounded to nearest even at `bits` significant bits (exact in a double).
+double RoundToSignificantBits(uint64_t mag, int bits) {
+  int width = 0;
+  while (width < 64 && (mag >> width) != 0) {
+    ++width;
+  }
+  const int drop = width - bits;
+  if (drop <= 0) {
+    return static_cast<double>(mag);
+  }
+  uint64_t kept = mag >> drop;
+  const uint64_t rest = mag & ((uint64_t{1} << drop) - 1), half = uint64_t{1} << (drop - 1);
+  if (rest > half || (rest == half && (kept & 1) != 0)) {
+    ++kept;
+  }
+  return std::ldexp(static_cast<double>(kept), drop);
+}
+}  // namespace
+
+double ReferenceCastInt64(int64_t v, DataType to) {
+  int bits = 0;
+  double largest = 0;
+  switch (to) {
+    case DataType::kFloat16:
+      bits = 11, largest = 65504.0;
+      break;
+    case DataType::kBFloat16:
+      bits = 8, largest = std::ldexp(255.0, 120);
+      break;
+    case DataType::kFloat32:
+      bits = 24, largest = std::numeric_limits<float>::max();
+      break;
+    case DataType::kFloat64:
+      bits = 53, largest = std::numeric_limits<double>::max();
+      break;
+    default:
+      OFLITE_LOG(FATAL) << "ReferenceCastInt64: " << to << " is not a floating dtype";
+  }
+  const uint64_t mag = v < 0 ? uint64_t{0} - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+  double r = RoundToSignificantBits(mag, bits);
+  r = r > largest ? std::numeric_limits<double>::infinity() : r;
+  return v < 0 ? -r : r;
+}
+
 double ReferenceStore(double r, DataType out) {
   return IsIntegralDataType(out) ? WrapInteger(r, out) : ReferenceCast(r, out);
 }

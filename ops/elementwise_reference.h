@@ -22,6 +22,10 @@ double ReferenceCast(double v, DataType to);
 // The same for a source of dtype `from`: an integer or bool source cast to an integer dtype
 // wraps modulo 2^bits (as C++ integer conversions do); everything else is ReferenceCast(v, to).
 double ReferenceCast(double v, DataType from, DataType to);
+// The value a tensor of floating dtype `to` holds after casting int64 v: v itself rounded once
+// to nearest even, in integer arithmetic (a double cannot hold every int64); past the largest
+// finite value, infinity.
+double ReferenceCastInt64(int64_t v, DataType to);
 // The value a tensor of dtype `out` holds for the exact result r of elementwise math: integer
 // dtypes wrap r (a whole number, |r| < 2^64) modulo 2^bits into their range, as the kernels'
 // integer arithmetic does; bool is r != 0; floating dtypes round once to nearest even.

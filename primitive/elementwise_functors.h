@@ -403,6 +403,23 @@ OFLITE_HOST_DEVICE To CastValue(From v) {
   }
 }
 
+// An int64 as a double rounded to odd: exact below 2^53; above, the low bits a double cannot
+// hold are dropped and leave a sticky last bit, so that rounding the double to 16 bits rounds the
+// integer itself once (a plain conversion rounds to 53 bits first and can make a false tie).
+OFLITE_HOST_DEVICE double Int64ToDoubleRoundToOdd(int64_t v) {
+  const uint64_t mag = v < 0 ? uint64_t{0} - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+  int drop = 0;
+  while ((mag >> drop) >= (uint64_t{1} << 53)) {
+    ++drop;  // at most 11
+  }
+  uint64_t kept = mag >> drop;
+  if (drop > 0 && (mag & ((uint64_t{1} << drop) - 1)) != 0) {
+    kept |= 1;
+  }
+  const double d = static_cast<double>(kept) * static_cast<double>(uint64_t{1} << drop);  // exact
+  return v < 0 ? -d : d;
+}
+
 // A scalar operand as compute type C (host code): floating C takes the value (an integer
 // scalar rounds to nearest); integer C takes an integer scalar modulo 2^bits, as integer
 // arithmetic wraps, and a floating one as CastValue converts; bool C is value != 0.

@@ -713,6 +713,25 @@ TEST_F(CudaElementwiseTest, EveryCastOnSpecialValues) {
   }
 }
 
+// int64 past 2^53 rounds once, from the integer, into float16, bfloat16 and float32 (the
+// reference rounds in integer arithmetic).
+TEST_F(CudaElementwiseTest, Int64CastsRoundOnce) {
+  const std::vector<int64_t> values = Int64RoundingCases(20261201);
+  const int64_t n = static_cast<int64_t>(values.size());
+  const Tensor x = Unwrap(Unwrap(Tensor::FromVector(values, Shape({n}))).To(Device::Cuda(0)));
+  for (DataType to : {DataType::kBFloat16, DataType::kFloat16, DataType::kFloat32}) {
+    auto cast =
+        primitive::NewPrimitive<primitive::CastFactory>(DeviceType::kCUDA, DataType::kInt64, to);
+    ASSERT_NE(cast, nullptr);
+    const Tensor y = Unwrap(Tensor::Empty(Shape({n}), to, Device::Cuda(0)));
+    ASSERT_TRUE(cast->Launch(CudaStream(), x.data(), y.mut_data(), values.size()).ok());
+    const std::vector<double> got = ToDoubles(Unwrap(y.To(Device::Cpu())));
+    for (size_t i = 0; i < values.size(); ++i) {
+      EXPECT_EQ(got[i], ReferenceCastInt64(values[i], to)) << values[i] << " -> " << to;
+    }
+  }
+}
+
 // ---- sizes --------------------------------------------------------------------------------
 
 TEST_F(CudaElementwiseTest, GridStrideCoversMoreThanOneWave) {

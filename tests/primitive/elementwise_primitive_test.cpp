@@ -371,6 +371,14 @@ TEST(SimplifyBroadcastDims, MergesWhatBroadcastsAlikeAndKeepsTheRest) {
 
   d = Simplify({0, 3}, {1, 3});
   EXPECT_EQ(d.dst_count(), 0);
+
+  // Equal shapes take one dim of their count, zero and all-ones shapes too.
+  for (const auto& [shape, count] :
+       {std::pair<Dims, int64_t>{{2, 0, 3}, 0}, {{1, 1}, 1}, {{5, 1, 7}, 35}}) {
+    d = Simplify(shape, shape);
+    EXPECT_EQ(d.dst, (Dims{count}));
+    EXPECT_TRUE(d.same_shape());
+  }
 }
 
 TEST(SimplifyBroadcastDims, ShapesThatDoNotBroadcastNameBoth) {
@@ -804,6 +812,28 @@ TEST(CastPrimitive, SixteenBitDestinationsRoundToNearestEvenOnce) {
   }
   // The tie checks need the source to hold the value exactly.
   EXPECT_EQ(RoundTo({1 + 3 * h}, DataType::kFloat32)[0], 1 + 3 * h);
+}
+
+// int64 past 2^53 rounds once, from the integer: 2^62 + 2^54 + 1 lies just above a bfloat16
+// tie that a plain conversion to double lands on (and then rounds down to even).
+TEST(CastPrimitive, Int64RoundsOnceToFloatingDtypes) {
+  const std::vector<int64_t> values = Int64RoundingCases(20261201);
+  const int64_t n = static_cast<int64_t>(values.size());
+  const Tensor x = Unwrap(Tensor::FromVector(values, Shape({n})));
+  for (DataType to : {DataType::kBFloat16, DataType::kFloat16, DataType::kFloat32}) {
+    auto cast =
+        primitive::NewPrimitive<primitive::CastFactory>(DeviceType::kCPU, DataType::kInt64, to);
+    ASSERT_NE(cast, nullptr);
+    const Tensor y = Poisoned({n}, to);
+    ASSERT_TRUE(cast->Launch(CpuStream(), x.data(), y.mut_data(), values.size()).ok());
+    const std::vector<double> got = Read(y);
+    for (size_t i = 0; i < values.size(); ++i) {
+      EXPECT_EQ(got[i], ReferenceCastInt64(values[i], to)) << values[i] << " -> " << to;
+    }
+  }
+  const int64_t above_tie = (int64_t{1} << 62) + (int64_t{1} << 54) + 1;
+  EXPECT_EQ(ReferenceCastInt64(above_tie, DataType::kBFloat16), std::ldexp(129.0, 55));
+  EXPECT_EQ(ReferenceCastInt64(65520, DataType::kFloat16), INFINITY);
 }
 
 TEST(CastPrimitive, FloatingToIntegerTruncatesSaturatesAndMapsNanToZero) {

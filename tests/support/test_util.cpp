@@ -24,6 +24,38 @@ std::vector<double> RandomValues(size_t count, uint64_t seed, double lo, double 
   return values;
 }
 
+std::vector<int64_t> Int64RoundingCases(uint64_t seed) {
+  std::vector<int64_t> cases = {0,
+                                1,
+                                -1,
+                                std::numeric_limits<int64_t>::max(),
+                                std::numeric_limits<int64_t>::lowest(),
+                                65519,
+                                65520,
+                                -65520};
+  std::mt19937_64 engine(seed);
+  for (int width = 2; width <= 63; ++width) {
+    for (int bits : {8, 11}) {
+      const int drop = width - bits;
+      if (drop < 1) {
+        continue;
+      }
+      // A kept part with its top bit at `width`, then exactly half a step below it.
+      const uint64_t kept =
+          (uint64_t{1} << (bits - 1)) | (engine() & ((uint64_t{1} << (bits - 1)) - 1));
+      const int64_t tie = static_cast<int64_t>((kept << drop) | (uint64_t{1} << (drop - 1)));
+      for (int64_t v : {tie, tie + 1, tie - 1}) {
+        cases.push_back(v);
+        cases.push_back(-v);
+      }
+    }
+    const int64_t random = static_cast<int64_t>(engine() >> (64 - width));
+    cases.push_back(random);
+    cases.push_back(-random);
+  }
+  return cases;
+}
+
 Tensor MakeTensor(const std::vector<double>& values, const Shape& shape, DataType dtype,
                   const Device& device) {
   return VisitDataType(dtype, [&](auto tag) {

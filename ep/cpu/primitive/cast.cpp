@@ -17,7 +17,8 @@ constexpr bool kIsHalf = std::is_same_v<T, float16> || std::is_same_v<T, bfloat1
 
 // One element. A 16-bit destination rounds exactly once, from the value itself: float sources
 // (float32 and 16-bit) through the float constructor, float64 and integers through the double
-// constructor (integers are exact in double up to 2^53; the double constructor rounds once).
+// constructor (the double constructor rounds once; 32-bit and narrower integers are exact in
+// double, int64 comes rounded to odd).
 // Everything else is CastValue on the source's compute type.
 template <typename To, typename From>
 To CastElement(From v) {
@@ -26,6 +27,8 @@ To CastElement(From v) {
       return To(v ? 1.0f : 0.0f);
     } else if constexpr (std::is_same_v<ComputeType<From>, float>) {
       return To(static_cast<float>(v));
+    } else if constexpr (std::is_same_v<From, int64_t>) {
+      return To(primitive::elementwise::Int64ToDoubleRoundToOdd(v));
     } else {
       return To(static_cast<double>(v));
     }

@@ -26,6 +26,7 @@
 
 #include "ep/cuda/cuda_data_type.h"
 #include "ep/cuda/grid_size.h"
+#include "primitive/elementwise_functors.h"
 
 namespace oflite {
 namespace ep {
@@ -55,6 +56,16 @@ __device__ __forceinline__ ComputeType<T> ToCompute(T v) {
   }
 }
 
+// A non-float value as the double a 16-bit store rounds from once (int64 rounded to odd).
+template <typename V>
+__device__ __forceinline__ double AsDoubleForHalf(V v) {
+  if constexpr (std::is_same_v<V, int64_t>) {
+    return primitive::elementwise::Int64ToDoubleRoundToOdd(v);
+  } else {
+    return static_cast<double>(v);
+  }
+}
+
 // v (the functor's result: a compute type, or the destination type itself) as Dst, rounding
 // once into 16-bit types.
 template <typename Dst, typename V>
@@ -63,13 +74,13 @@ __device__ __forceinline__ Dst FromCompute(V v) {
     if constexpr (std::is_same_v<V, float>) {
       return __float2half_rn(v);
     } else {
-      return __double2half(static_cast<double>(v));
+      return __double2half(AsDoubleForHalf(v));
     }
   } else if constexpr (std::is_same_v<Dst, __nv_bfloat16>) {
     if constexpr (std::is_same_v<V, float>) {
       return __float2bfloat16_rn(v);
     } else {
-      return __double2bfloat16(static_cast<double>(v));
+      return __double2bfloat16(AsDoubleForHalf(v));
     }
   } else {
     return static_cast<Dst>(v);
