@@ -1,5 +1,6 @@
 #include "ops/elementwise_ops.h"
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -102,17 +103,31 @@ std::string RefusalHint(BinaryOp op, DataType dtype) {
   return "";
 }
 
-// x ** s with an integer x and a negative integer s has no integer result: PyTorch refuses it.
+// The largest value of an integer dtype (bool: 1).
+int64_t IntegerMax(DataType dtype) {
+  return VisitDataType(dtype, [](auto tag) {
+    using T = typename decltype(tag)::type;
+    return static_cast<int64_t>(std::numeric_limits<T>::max());
+  });
+}
+
+// x ** s with an integer x and a negative integer s has no integer result, and an s past x's
+// dtype would wrap in the kernel's arithmetic (int8 ** 256 as ** 0): PyTorch refuses both.
 Maybe<void> CheckIntegerPower(const InferContext& ctx, DataType dtype) {
   bool scalar_first = false, has_float = false;
   int64_t exponent = 0;
   OFLITE_ASSIGN_OR_RETURN(scalar_first, ctx.attrs().Get<bool>(kScalarFirst));
   OFLITE_ASSIGN_OR_RETURN(has_float, ctx.attrs().Get<bool>(kScalarHasFloatOperand));
   OFLITE_ASSIGN_OR_RETURN(exponent, ctx.attrs().Get<int64_t>(kScalarIntOperand));
-  OFLITE_CHECK_OR_RETURN(scalar_first || has_float || IsFloatingDataType(dtype) || exponent >= 0,
-                         ValueError)
+  if (scalar_first || has_float || IsFloatingDataType(dtype)) {
+    return Ok();
+  }
+  OFLITE_CHECK_OR_RETURN(exponent >= 0, ValueError)
       << "pow: integers to negative integer powers are not allowed (exponent " << exponent
       << ", base dtype " << dtype << "), as in PyTorch";
+  OFLITE_CHECK_OR_RETURN(exponent <= IntegerMax(dtype), ValueError)
+      << "pow: exponent " << exponent << " does not fit the base dtype " << dtype << " (at most "
+      << IntegerMax(dtype) << "), as in PyTorch";
   return Ok();
 }
 

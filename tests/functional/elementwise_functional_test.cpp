@@ -344,6 +344,18 @@ TEST(ElementwiseFunctional, ScalarsEnterExactlyInTheComputeType) {
     }
     ExpectError(functional::Pow(MakeTensor({2}, Shape{1}, DataType::kInt32, device), Scalar(-1)),
                 ErrorKind::kValueError, {"pow", "negative integer powers"});
+    // An exponent past the base's dtype would wrap (int8 ** 256 as ** 0): refused, as in PyTorch.
+    ExpectError(functional::Pow(MakeTensor({3}, Shape{1}, DataType::kInt8, device), Scalar(256)),
+                ErrorKind::kValueError, {"pow", "exponent 256", "int8", "at most 127"});
+    ExpectError(functional::Pow(MakeTensor({3}, Shape{1}, DataType::kUInt8, device), Scalar(256)),
+                ErrorKind::kValueError, {"exponent 256", "uint8", "at most 255"});
+    ExpectError(functional::Pow(MakeTensor({3}, Shape{1}, DataType::kInt32, device),
+                                Scalar(int64_t{1} << 32)),
+                ErrorKind::kValueError, {"exponent 4294967296", "int32"});
+    // At the dtype's limit the power is the wrapped one: 3^127 mod 256 is 171, as int8 -85.
+    ExpectMatches(Unwrap(functional::Pow(
+                      MakeTensor({0, 1, 2, 3}, Shape{4}, DataType::kInt8, device), Scalar(127))),
+                  {0, 1, 0, -85}, "int8 ** 127");
     ExpectMatches(
         Unwrap(functional::Pow(MakeTensor({2}, Shape{1}, DataType::kInt32, device), Scalar(-1.0))),
         {0.5}, "int32 ** -1.0 is floating");
