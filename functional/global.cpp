@@ -20,15 +20,20 @@ Maybe<void> CheckDefined(const char* call, const char* arg, const GlobalTensor& 
   return Ok();
 }
 
-Maybe<GlobalTensor> OverDim(const char* op_type, const GlobalTensor& x, int64_t dim) {
-  OFLITE_JUST(CheckDefined(op_type, "x", x));
+Maybe<void> CheckFloating(const char* op_type, const char* arg, const GlobalTensor& x) {
+  OFLITE_JUST(CheckDefined(op_type, arg, x));
   OFLITE_CHECK_OR_RETURN(IsFloatingDataType(x.dtype()), TypeError)
-      << op_type << ": x must have a floating dtype (float32, float64, float16, bfloat16), got "
-      << x.dtype();
-  const int64_t rank = x.shape().rank();
+      << op_type << ": " << arg
+      << " must have a floating dtype (float32, float64, float16, bfloat16), got " << x.dtype();
+  return Ok();
+}
+
+// The op over the last axis of each input (one shape) after moving `dim` there, and back.
+Maybe<GlobalTensor> OverDim(const char* op_type, std::vector<GlobalTensor> inputs, int64_t dim) {
+  const int64_t rank = inputs[0].shape().rank();
   OFLITE_ASSIGN_OR_RETURN(dim, WrapDim(op_type, "dim", dim, rank));
   if (rank == 0 || dim == rank - 1) {
-    return GlobalDispatchOne(op_type, {x});
+    return GlobalDispatchOne(op_type, inputs);
   }
   std::vector<int64_t> to_last(static_cast<size_t>(rank));
   std::iota(to_last.begin(), to_last.end(), 0);
@@ -38,10 +43,30 @@ Maybe<GlobalTensor> OverDim(const char* op_type, const GlobalTensor& x, int64_t 
   for (int64_t i = 0; i < rank; ++i) {
     back[static_cast<size_t>(to_last[static_cast<size_t>(i)])] = i;
   }
-  GlobalTensor moved, y;
-  OFLITE_ASSIGN_OR_RETURN(moved, Transpose(x, to_last));
-  OFLITE_ASSIGN_OR_RETURN(y, GlobalDispatchOne(op_type, {moved}));
+  for (GlobalTensor& input : inputs) {
+    OFLITE_ASSIGN_OR_RETURN(input, Transpose(input, to_last));
+  }
+  GlobalTensor y;
+  OFLITE_ASSIGN_OR_RETURN(y, GlobalDispatchOne(op_type, inputs));
   return Transpose(y, back);
+}
+
+Maybe<GlobalTensor> Forward(const char* op_type, const GlobalTensor& x, int64_t dim) {
+  OFLITE_JUST(CheckFloating(op_type, "x", x));
+  return OverDim(op_type, {x}, dim);
+}
+
+Maybe<GlobalTensor> Backward(const char* op_type, const GlobalTensor& y, const GlobalTensor& dy,
+                             int64_t dim) {
+  OFLITE_JUST(CheckFloating(op_type, "y", y));
+  OFLITE_JUST(CheckFloating(op_type, "dy", dy));
+  OFLITE_CHECK_OR_RETURN(y.shape() == dy.shape(), ValueError)
+      << op_type << ": y and dy must have the same shape, got y " << y.shape() << " and dy "
+      << dy.shape();
+  OFLITE_CHECK_OR_RETURN(y.dtype() == dy.dtype(), TypeError)
+      << op_type << ": y and dy must have the same dtype, got y " << y.dtype() << " and dy "
+      << dy.dtype();
+  return OverDim(op_type, {y, dy}, dim);
 }
 
 Maybe<GlobalTensor> Binary(primitive::BinaryOp op, const GlobalTensor& x, const GlobalTensor& y) {
@@ -57,10 +82,16 @@ Maybe<GlobalTensor> Binary(primitive::BinaryOp op, const GlobalTensor& x, const 
 }  // namespace
 
 Maybe<GlobalTensor> Softmax(const GlobalTensor& x, int64_t dim) {
-  return OverDim(ops::kSoftmaxOp, x, dim);
+  return Forward(ops::kSoftmaxOp, x, dim);
 }
 Maybe<GlobalTensor> LogSoftmax(const GlobalTensor& x, int64_t dim) {
-  return OverDim(ops::kLogSoftmaxOp, x, dim);
+  return Forward(ops::kLogSoftmaxOp, x, dim);
+}
+Maybe<GlobalTensor> SoftmaxGrad(const GlobalTensor& y, const GlobalTensor& dy, int64_t dim) {
+  return Backward(ops::kSoftmaxGradOp, y, dy, dim);
+}
+Maybe<GlobalTensor> LogSoftmaxGrad(const GlobalTensor& y, const GlobalTensor& dy, int64_t dim) {
+  return Backward(ops::kLogSoftmaxGradOp, y, dy, dim);
 }
 
 Maybe<GlobalTensor> Transpose(const GlobalTensor& x, const std::vector<int64_t>& perm) {

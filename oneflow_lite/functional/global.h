@@ -20,6 +20,8 @@ namespace functional {
 // moved last and back with global transposes.
 Maybe<GlobalTensor> Softmax(const GlobalTensor& x, int64_t dim);
 Maybe<GlobalTensor> LogSoftmax(const GlobalTensor& x, int64_t dim);
+Maybe<GlobalTensor> SoftmaxGrad(const GlobalTensor& y, const GlobalTensor& dy, int64_t dim);
+Maybe<GlobalTensor> LogSoftmaxGrad(const GlobalTensor& y, const GlobalTensor& dy, int64_t dim);
 Maybe<GlobalTensor> Transpose(const GlobalTensor& x, const std::vector<int64_t>& perm);
 // Elementwise on operands of one dtype that broadcast (no promotion for global tensors yet:
 // TypeError when the dtypes differ).

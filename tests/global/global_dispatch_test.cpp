@@ -204,6 +204,58 @@ TEST(GlobalDispatchTest, SoftmaxOverANonLastDim) {
   });
 }
 
+// softmax_grad (dx = y (dy - sum y dy)) or log_softmax_grad (dx = dy - e^y sum dy) of a
+// (rows, cols) pair over `dim`, in double.
+std::vector<double> SoftmaxGradReference(const std::vector<double>& y,
+                                         const std::vector<double>& dy, int64_t rows, int64_t cols,
+                                         int64_t dim, bool log) {
+  const int64_t lines = dim == 0 ? cols : rows, length = dim == 0 ? rows : cols;
+  const auto at = [&](int64_t line, int64_t i) {
+    return static_cast<size_t>(dim == 0 ? i * cols + line : line * cols + i);
+  };
+  std::vector<double> dx(y.size());
+  for (int64_t line = 0; line < lines; ++line) {
+    double sum = 0;
+    for (int64_t i = 0; i < length; ++i) {
+      sum += log ? dy[at(line, i)] : y[at(line, i)] * dy[at(line, i)];
+    }
+    for (int64_t i = 0; i < length; ++i) {
+      const size_t k = at(line, i);
+      dx[k] = log ? dy[k] - std::exp(y[k]) * sum : y[k] * (dy[k] - sum);
+    }
+  }
+  return dx;
+}
+
+// The gradients over either dim of pieces split either way, on 2 and 3 ranks.
+TEST(GlobalDispatchTest, SoftmaxGradsOverEveryDim) {
+  const int64_t rows = 6, cols = 5;
+  const std::vector<double> y =
+      test::RoundTo(test::RandomValues(rows * cols, 51, 0.0, 1.0), DataType::kFloat32);
+  const std::vector<double> dy =
+      test::RoundTo(test::RandomValues(rows * cols, 52), DataType::kFloat32);
+  for (int world : {2, 3}) {
+    ThreadGroup::Run(world, [&](int rank, ThreadCommunicator*) {
+      for (int64_t dim : {0, 1}) {
+        for (bool log : {false, true}) {
+          const GlobalTensor gy = Global(y, Shape{rows, cols}, world, SplitSbp(0));
+          const GlobalTensor gdy = Global(dy, Shape{rows, cols}, world, SplitSbp(1));
+          const GlobalTensor dx = test::Unwrap(log ? functional::LogSoftmaxGrad(gy, gdy, dim)
+                                                   : functional::SoftmaxGrad(gy, gdy, dim));
+          EXPECT_EQ(dx.shape(), (Shape{rows, cols}));
+          test::ExpectAllClose(Whole(dx), SoftmaxGradReference(y, dy, rows, cols, dim, log), 1e-5,
+                               std::string(log ? "log_" : "") + "softmax_grad dim " +
+                                   std::to_string(dim) + " rank " + std::to_string(rank));
+        }
+      }
+      const GlobalTensor gy = Global(y, Shape{rows, cols}, world, BroadcastSbp());
+      const GlobalTensor other = Global(y, Shape{cols, rows}, world, BroadcastSbp());
+      test::ExpectError(functional::SoftmaxGrad(gy, other, 0), ErrorKind::kValueError,
+                        {"softmax_grad", "same shape", "(6, 5)", "(5, 6)"});
+    });
+  }
+}
+
 TEST(GlobalDispatchTest, ElementwiseWithPartialSums) {
   const Shape shape{4, 6};
   const std::vector<double> x = test::RoundTo(test::RandomValues(24, 51), DataType::kFloat32);

@@ -1225,6 +1225,35 @@ TEST_F(CliTest, RunOnRanksAddsPartialSums) {
   }
 }
 
+// The gradients take their dim (default -1) on ranks as they do alone: the same file comes out.
+TEST_F(CliTest, RunOnRanksTakesTheGradientsDim) {
+  const std::string y_in =
+      WriteInput("y.npy", RandomValues(12, 307, 0.0, 1.0), {3, 4}, DataType::kFloat32);
+  const std::string dy_in = WriteInput("dy.npy", RandomValues(12, 308), {3, 4}, DataType::kFloat32);
+  for (const std::string& function :
+       {std::string("softmax_grad"), std::string("log_softmax_grad")}) {
+    for (const std::vector<std::string>& dim :
+         {std::vector<std::string>{}, std::vector<std::string>{"--arg", "dim=0"}}) {
+      std::vector<std::string> alone = {"run",  function, "--in",  y_in,
+                                        "--in", dy_in,    "--out", File("alone.npy")};
+      alone.insert(alone.end(), dim.begin(), dim.end());
+      const CliResult local = Run(alone);
+      ASSERT_TRUE(local.exited && local.status == 0) << local;
+      const std::vector<double> expected = ToDoubles(Unwrap(npy::Load(File("alone.npy"))));
+      std::vector<std::string> ranks = alone;
+      ranks[7] = File("ranks.npy");
+      ranks.insert(ranks.end(), {"--nproc", "2", "--sbp", "y=S(0)"});
+      for (const auto& args : AsProcessesAndThreads(ranks)) {
+        std::filesystem::remove(File("ranks.npy"));
+        const CliResult r = Run(args);
+        ASSERT_TRUE(r.exited && r.status == 0) << r;
+        ExpectAllClose(ToDoubles(Unwrap(npy::Load(File("ranks.npy")))), expected, 1e-6,
+                       function + " on 2 ranks");
+      }
+    }
+  }
+}
+
 TEST_F(CliTest, RunOnRanksRefusesABadSbpOnEveryRank) {
   const std::string in = WriteInput("x.npy", RandomValues(6, 306), {2, 3}, DataType::kFloat32);
   const std::string out = File("never.npy");

@@ -31,6 +31,13 @@ Maybe<GlobalTensor> WithDim(const std::vector<GlobalTensor>& t, const AttrMap& a
   return F(t[0], dim);
 }
 
+template <Maybe<GlobalTensor> (*F)(const GlobalTensor&, const GlobalTensor&, int64_t)>
+Maybe<GlobalTensor> GradWithDim(const std::vector<GlobalTensor>& t, const AttrMap& a) {
+  int64_t dim = 0;
+  OFLITE_ASSIGN_OR_RETURN(dim, a.Get<int64_t>("dim"));
+  return F(t[0], t[1], dim);
+}
+
 template <Maybe<GlobalTensor> (*F)(const GlobalTensor&, const GlobalTensor&)>
 Maybe<GlobalTensor> Binary(const std::vector<GlobalTensor>& t, const AttrMap& /*a*/) {
   return F(t[0], t[1]);
@@ -54,6 +61,8 @@ Maybe<GlobalCall> GlobalCallFor(const std::string& name) {
   static const std::map<std::string, GlobalCall> calls = {
       {"softmax", WithDim<functional::Softmax>},
       {"log_softmax", WithDim<functional::LogSoftmax>},
+      {"softmax_grad", GradWithDim<functional::SoftmaxGrad>},
+      {"log_softmax_grad", GradWithDim<functional::LogSoftmaxGrad>},
       {"transpose", [](auto& t, auto& a) { return TransposeWith("perm", t, a); }},
       {"permute", [](auto& t, auto& a) { return TransposeWith("dims", t, a); }},
       {"add", Binary<functional::Add>},
@@ -68,8 +77,9 @@ Maybe<GlobalCall> GlobalCallFor(const std::string& name) {
     return it->second;
   }
   OFLITE_CHECK_OR_RETURN(OpRegistry::Global().Find(name).ok(), NotImplemented)
-      << name << ": no global form with --nproc (functions: softmax, log_softmax, transpose, "
-      << "permute, add, sub, mul, div, relu, matmul; or any op by its name)";
+      << name << ": no global form with --nproc (functions: softmax, log_softmax, softmax_grad, "
+      << "log_softmax_grad, transpose, permute, add, sub, mul, div, relu, matmul; or any op by "
+      << "its name)";
   return GlobalCall(
       [name](const std::vector<GlobalTensor>& t, const AttrMap& a) -> Maybe<GlobalTensor> {
         std::vector<GlobalTensor> outputs;
