@@ -47,6 +47,17 @@ Maybe<DimVector> BroadcastShape(const DimVector& a, const DimVector& b) {
 
 Maybe<BroadcastDims> SimplifyBroadcastDims(size_t num_src0_dims, const int64_t* src0_dims,
                                            size_t num_src1_dims, const int64_t* src1_dims) {
+  // Equal shapes, the common call, merge into one dim of their count (1 for rank 0).
+  if (num_src0_dims == num_src1_dims &&
+      std::equal(src0_dims, src0_dims + num_src0_dims, src1_dims)) {
+    int64_t count = 1;
+    for (size_t i = 0; i < num_src0_dims; ++i) {
+      count *= src0_dims[i];
+    }
+    BroadcastDims out;
+    out.dst = out.src0 = out.src1 = {count};
+    return out;
+  }
   const DimVector a(src0_dims, src0_dims + num_src0_dims);
   const DimVector b(src1_dims, src1_dims + num_src1_dims);
   DimVector dst;
