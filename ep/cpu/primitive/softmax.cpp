@@ -186,17 +186,26 @@ OFLITE_ISA_CLONES void ForwardShortRows(const T* x, T* y, size_t rows, size_t co
     const T* in = x + first * cols;
     T* out = y + first * cols;
     Pack<C> column[kLanes];  // column[j] lane l: element j of row first + l
-    Pack<C> max = Pack<C>{} + static_cast<C>(-INFINITY);
+    // Every column is filled before any is read as a pack: a pack read right after its lanes'
+    // scalar stores cannot take them from the store buffer and waits for them (a stall a column).
     for (size_t j = 0; j < cols; ++j) {
       for (size_t l = 0; l < kLanes; ++l) {
         column[j][l] = l < count ? static_cast<C>(in[l * cols + j]) : C(0);
       }
+    }
+    Pack<C> max = Pack<C>{} + static_cast<C>(-INFINITY);
+    for (size_t j = 0; j < cols; ++j) {
       max = column[j] > max ? column[j] : max;
     }
+    // softmax keeps each exponential for its output; log_softmax keeps x - max.
     CompensatedPacks<C> sum;  // log_softmax needs the error term, as SumRow says
     for (size_t j = 0; j < cols; ++j) {
       column[j] -= max;
-      sum.Add(VectorExp</*kNonPositive=*/true>(column[j]));
+      const Pack<C> e = VectorExp</*kNonPositive=*/true>(column[j]);
+      sum.Add(e);
+      if (kAlgorithm == SoftmaxAlgorithm::kSoftmax) {
+        column[j] = e;
+      }
     }
     Pack<C> scale;
     for (size_t l = 0; l < kLanes; ++l) {
@@ -205,9 +214,8 @@ OFLITE_ISA_CLONES void ForwardShortRows(const T* x, T* y, size_t rows, size_t co
           static_cast<C>(kAlgorithm == SoftmaxAlgorithm::kSoftmax ? 1 / total : std::log(total));
     }
     for (size_t j = 0; j < cols; ++j) {
-      const Pack<C> result = kAlgorithm == SoftmaxAlgorithm::kSoftmax
-                                 ? VectorExp</*kNonPositive=*/true>(column[j]) * scale
-                                 : column[j] - scale;
+      const Pack<C> result =
+          kAlgorithm == SoftmaxAlgorithm::kSoftmax ? column[j] * scale : column[j] - scale;
       for (size_t l = 0; l < count; ++l) {
         out[l * cols + j] = static_cast<T>(result[l]);
       }
