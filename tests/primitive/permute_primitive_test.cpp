@@ -26,8 +26,13 @@ std::vector<double> DistinctValues(size_t count, DataType dtype) {
   return values;
 }
 
-void CheckPermute(const Shape& shape, const std::vector<int64_t>& perm, DataType dtype) {
-  const std::vector<double> x = DistinctValues(static_cast<size_t>(shape.elem_cnt()), dtype);
+// unique: element i holds i (for dtypes that hold the count exactly).
+void CheckPermute(const Shape& shape, const std::vector<int64_t>& perm, DataType dtype,
+                  bool unique = false) {
+  std::vector<double> x = DistinctValues(static_cast<size_t>(shape.elem_cnt()), dtype);
+  if (unique) {
+    std::iota(x.begin(), x.end(), 0.0);
+  }
   const Tensor x_t = MakeTensor(x, shape, dtype);
   std::vector<int64_t> out_dims;
   for (int64_t p : perm) {
@@ -76,6 +81,23 @@ TEST(PermutePrimitive, BatchedTransposesOverSeveralTiles) {
     CheckPermute(Shape{2, 4, 65, 33}, {0, 3, 1, 2}, dtype);
     CheckPermute(Shape{33, 2, 65}, {1, 2, 0}, dtype);
   }
+}
+
+// Transposes made of whole 8 x 8 blocks (moved in registers) and of blocks cut at either edge,
+// every word size; softmax over dim 0 of (8, 128) makes the first two.
+TEST(PermutePrimitive, TransposesInWholeAndPartBlocks) {
+  for (DataType dtype :
+       {DataType::kInt8, DataType::kFloat16, DataType::kFloat32, DataType::kFloat64}) {
+    CheckPermute(Shape{8, 128}, {1, 0}, dtype);
+    CheckPermute(Shape{128, 8}, {1, 0}, dtype);
+    CheckPermute(Shape{16, 16}, {1, 0}, dtype);
+    CheckPermute(Shape{9, 17}, {1, 0}, dtype);
+    CheckPermute(Shape{3, 24, 40}, {0, 2, 1}, dtype);
+    CheckPermute(Shape{2, 8, 3, 8}, {0, 3, 2, 1}, dtype);
+  }
+  // int32 holds every index exactly: no two elements look alike.
+  CheckPermute(Shape{40, 72}, {1, 0}, DataType::kInt32, /*unique=*/true);
+  CheckPermute(Shape{5, 16, 24}, {0, 2, 1}, DataType::kInt32, /*unique=*/true);
 }
 
 TEST(PermutePrimitive, EmptyTensorWritesNothing) {

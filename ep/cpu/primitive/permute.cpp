@@ -10,6 +10,7 @@
 #include <string>
 
 #include "ep/cpu/parallel_for.h"
+#include "ep/cpu/primitive/isa_clones.h"
 #include "oneflow_lite/common/shape.h"
 
 namespace oflite {
@@ -96,9 +97,80 @@ bool IsBatchedTranspose(const MergedPermutation& p) {
   return (n == 2 || n == 3) && p.steps[n - 2] == 1 && p.steps[n - 1] != 1;
 }
 
+// A vector of 8 words (GCC's vector_size does not take a dependent type, hence one per size).
+template <typename Word>
+struct EightWords;
+template <>
+struct EightWords<uint8_t> {
+  typedef uint8_t type __attribute__((vector_size(8)));
+};
+template <>
+struct EightWords<uint16_t> {
+  typedef uint16_t type __attribute__((vector_size(16)));
+};
+template <>
+struct EightWords<uint32_t> {
+  typedef uint32_t type __attribute__((vector_size(32)));
+};
+template <>
+struct EightWords<uint64_t> {
+  typedef uint64_t type __attribute__((vector_size(64)));
+};
+
+// An 8 x 8 block of words transposed in registers: 8 source rows of 8 contiguous words,
+// src_step apart, become 8 destination rows dst_step apart. Three rounds of shuffles: pairs of
+// words, pairs of pairs, then halves.
+template <typename Word>
+OFLITE_ISA_INLINE void TransposeBlock8(const Word* src, int64_t src_step, Word* dst,
+                                       int64_t dst_step) {
+  using V = typename EightWords<Word>::type;
+  V a[8], b[8];
+  for (int i = 0; i < 8; ++i) {
+    std::memcpy(&a[i], src + i * src_step, sizeof(V));
+  }
+  for (int i = 0; i < 8; i += 2) {
+    b[i] = __builtin_shuffle(a[i], a[i + 1], V{0, 8, 1, 9, 4, 12, 5, 13});
+    b[i + 1] = __builtin_shuffle(a[i], a[i + 1], V{2, 10, 3, 11, 6, 14, 7, 15});
+  }
+  for (int i = 0; i < 8; i += 4) {
+    for (int j = 0; j < 2; ++j) {
+      a[i + 2 * j] = __builtin_shuffle(b[i + j], b[i + j + 2], V{0, 1, 8, 9, 4, 5, 12, 13});
+      a[i + 2 * j + 1] = __builtin_shuffle(b[i + j], b[i + j + 2], V{2, 3, 10, 11, 6, 7, 14, 15});
+    }
+  }
+  for (int i = 0; i < 4; ++i) {
+    b[i] = __builtin_shuffle(a[i], a[i + 4], V{0, 1, 2, 3, 8, 9, 10, 11});
+    b[i + 4] = __builtin_shuffle(a[i], a[i + 4], V{4, 5, 6, 7, 12, 13, 14, 15});
+  }
+  for (int i = 0; i < 8; ++i) {
+    std::memcpy(dst + i * dst_step, &b[i], sizeof(V));
+  }
+}
+
+// dst[c * r_dim + r] = src[r * r_step + c] for r in [r0, r1), c in [c0, c1): whole 8 x 8 blocks
+// in registers, the edges a word at a time.
+template <typename Word>
+OFLITE_ISA_INLINE void TransposeTile(const Word* src, int64_t r_step, Word* dst, int64_t r_dim,
+                                     int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
+  for (int64_t c = c0; c < c1; c += 8) {
+    for (int64_t r = r0; r < r1; r += 8) {
+      if (c + 8 <= c1 && r + 8 <= r1) {
+        TransposeBlock8(src + r * r_step + c, r_step, dst + c * r_dim + r, r_dim);
+        continue;
+      }
+      for (int64_t cc = c; cc < std::min(c + 8, c1); ++cc) {
+        for (int64_t rr = r; rr < std::min(r + 8, r1); ++rr) {
+          dst[cc * r_dim + rr] = src[rr * r_step + cc];
+        }
+      }
+    }
+  }
+}
+
 // Tiles [first, last) of the C tiles of every batch: dst rows c0..c0 + kTransposeTile, every R.
 template <typename Word>
-void CopyTiles(const MergedPermutation& p, const Word* in, Word* out, int64_t first, int64_t last) {
+OFLITE_ISA_CLONES void CopyTiles(const MergedPermutation& p, const Word* in, Word* out,
+                                 int64_t first, int64_t last) {
   const size_t n = p.dims.size();
   const int64_t c_dim = p.dims[n - 2], r_dim = p.dims[n - 1], r_step = p.steps[n - 1];
   const int64_t batch_step = n == 3 ? p.steps[0] : 0;
@@ -109,12 +181,7 @@ void CopyTiles(const MergedPermutation& p, const Word* in, Word* out, int64_t fi
     const Word* src = in + b * batch_step;
     Word* dst = out + b * c_dim * r_dim;
     for (int64_t r0 = 0; r0 < r_dim; r0 += kTransposeTile) {
-      const int64_t r1 = std::min(r_dim, r0 + kTransposeTile);
-      for (int64_t c = c0; c < c1; ++c) {
-        for (int64_t r = r0; r < r1; ++r) {
-          dst[c * r_dim + r] = src[r * r_step + c];
-        }
-      }
+      TransposeTile(src, r_step, dst, r_dim, r0, std::min(r_dim, r0 + kTransposeTile), c0, c1);
     }
   }
 }
