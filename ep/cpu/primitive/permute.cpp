@@ -119,7 +119,7 @@ struct EightWords<uint64_t> {
 
 // An 8 x 8 block of words transposed in registers: 8 source rows of 8 contiguous words,
 // src_step apart, become 8 destination rows dst_step apart. Three rounds of shuffles: pairs of
-// words, pairs of pairs, then halves.
+// words, pairs of pairs, then halves (__builtin_shufflevector: GCC 12 and clang).
 template <typename Word>
 OFLITE_ISA_INLINE void TransposeBlock8(const Word* src, int64_t src_step, Word* dst,
                                        int64_t dst_step) {
@@ -129,18 +129,19 @@ OFLITE_ISA_INLINE void TransposeBlock8(const Word* src, int64_t src_step, Word* 
     std::memcpy(&a[i], src + i * src_step, sizeof(V));
   }
   for (int i = 0; i < 8; i += 2) {
-    b[i] = __builtin_shuffle(a[i], a[i + 1], V{0, 8, 1, 9, 4, 12, 5, 13});
-    b[i + 1] = __builtin_shuffle(a[i], a[i + 1], V{2, 10, 3, 11, 6, 14, 7, 15});
+    b[i] = __builtin_shufflevector(a[i], a[i + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+    b[i + 1] = __builtin_shufflevector(a[i], a[i + 1], 2, 10, 3, 11, 6, 14, 7, 15);
   }
   for (int i = 0; i < 8; i += 4) {
     for (int j = 0; j < 2; ++j) {
-      a[i + 2 * j] = __builtin_shuffle(b[i + j], b[i + j + 2], V{0, 1, 8, 9, 4, 5, 12, 13});
-      a[i + 2 * j + 1] = __builtin_shuffle(b[i + j], b[i + j + 2], V{2, 3, 10, 11, 6, 7, 14, 15});
+      a[i + 2 * j] = __builtin_shufflevector(b[i + j], b[i + j + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+      a[i + 2 * j + 1] =
+          __builtin_shufflevector(b[i + j], b[i + j + 2], 2, 3, 10, 11, 6, 7, 14, 15);
     }
   }
   for (int i = 0; i < 4; ++i) {
-    b[i] = __builtin_shuffle(a[i], a[i + 4], V{0, 1, 2, 3, 8, 9, 10, 11});
-    b[i + 4] = __builtin_shuffle(a[i], a[i + 4], V{4, 5, 6, 7, 12, 13, 14, 15});
+    b[i] = __builtin_shufflevector(a[i], a[i + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+    b[i + 4] = __builtin_shufflevector(a[i], a[i + 4], 4, 5, 6, 7, 12, 13, 14, 15);
   }
   for (int i = 0; i < 8; ++i) {
     std::memcpy(dst + i * dst_step, &b[i], sizeof(V));
