@@ -2,6 +2,7 @@
 
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "oneflow_lite/framework/op_registry.h"
@@ -107,7 +108,11 @@ std::string RefusalHint(BinaryOp op, DataType dtype) {
 int64_t IntegerMax(DataType dtype) {
   return VisitDataType(dtype, [](auto tag) {
     using T = typename decltype(tag)::type;
-    return static_cast<int64_t>(std::numeric_limits<T>::max());
+    if constexpr (std::is_integral_v<T>) {
+      return static_cast<int64_t>(std::numeric_limits<T>::max());
+    } else {
+      return int64_t{0};  // not an integer dtype; never asked
+    }
   });
 }
 

@@ -44,6 +44,16 @@ PyObject* ExceptionOf(oflite_error_kind kind) {
   throw nb::python_error();
 }
 
+// A string for the C API, which takes NUL-terminated text: ValueError where a NUL inside would
+// cut it short (what: the argument, as the message names it).
+const char* CText(const std::string& text, const char* what) {
+  if (text.find('\0') != std::string::npos) {
+    Throw(PyExc_ValueError, std::string(what) + " holds an embedded null character at offset " +
+                                std::to_string(text.find('\0')));
+  }
+  return text.c_str();
+}
+
 // Raises the status (freed) as its kind's exception, its message after `prefix` when given.
 [[noreturn]] void Raise(oflite_status* status, const char* prefix = nullptr) {
   PyObject* type = ExceptionOf(oflite_status_kind(status));
@@ -486,7 +496,8 @@ class StreamScope {
     if (scope_ != nullptr) {
       Throw(PyExc_RuntimeError, "ofl.stream: this scope is entered already");
     }
-    Check(oflite_stream_scope_begin(device_.c_str(), reinterpret_cast<void*>(queue_), &scope_));
+    Check(oflite_stream_scope_begin(CText(device_, "ofl.stream: device"),
+                                    reinterpret_cast<void*>(queue_), &scope_));
     return *this;
   }
   void Exit(nb::args) {
@@ -502,7 +513,7 @@ class StreamScope {
 
 nb::dict AllocatorStats(const std::string& device) {
   oflite_allocator_stats stats{};
-  Check(oflite_allocator_stats_get(device.c_str(), &stats));
+  Check(oflite_allocator_stats_get(CText(device, "allocator_stats: device"), &stats));
   nb::dict out;
   out["allocated_bytes"] = stats.allocated_bytes;
   out["peak_allocated_bytes"] = stats.peak_allocated_bytes;
@@ -517,7 +528,7 @@ nb::dict AllocatorStats(const std::string& device) {
 class Op {
  public:
   explicit Op(const std::string& name) {
-    Check(oflite_op_find(name.c_str(), &handle_));
+    Check(oflite_op_find(CText(name, "ofl.Op: name"), &handle_));
     name_ = oflite_op_name(handle_);
     for (size_t i = 0; i < oflite_op_num_inputs(handle_); ++i) {
       inputs_.push_back(oflite_op_input_name(handle_, i));
@@ -691,8 +702,9 @@ nb::object FromBuffer(nb::handle obj, const std::string& dtype, const std::strin
   }
   std::vector<int64_t> shape(view.shape, view.shape + view.ndim);
   oflite_tensor* t = nullptr;
-  oflite_status* status = oflite_tensor_from_host(
-      view.buf, static_cast<size_t>(view.len), shape.data(), view.ndim, code, device.c_str(), &t);
+  oflite_status* status =
+      oflite_tensor_from_host(view.buf, static_cast<size_t>(view.len), shape.data(), view.ndim,
+                              code, CText(device, "ofl.tensor: device"), &t);
   PyBuffer_Release(&view);
   if (status != nullptr) {
     Raise(status, "ofl.tensor");
@@ -735,11 +747,12 @@ NB_MODULE(_C, m) {
       .def(
           "to",
           [](const Tensor& self, const std::string& device) {
+            const char* device_text = CText(device, "ofl.Tensor.to: device");
             oflite_tensor* t = nullptr;
             oflite_status* status = nullptr;
             {
               nb::gil_scoped_release release;
-              status = oflite_tensor_to(self.get(), device.c_str(), &t);
+              status = oflite_tensor_to(self.get(), device_text, &t);
             }
             if (status != nullptr) {
               Raise(status, "ofl.Tensor.to");
@@ -785,12 +798,17 @@ NB_MODULE(_C, m) {
   m.def("allocator_stats", &AllocatorStats, nb::arg("device") = "cpu",
         "The device allocator's statistics (bytes of blocks as it rounds them, and counts).");
   m.def(
-      "empty_cache", [](const std::string& device) { Check(oflite_empty_cache(device.c_str())); },
+      "empty_cache",
+      [](const std::string& device) {
+        Check(oflite_empty_cache(CText(device, "empty_cache: device")));
+      },
       nb::arg("device") = "cpu", "Gives the device's cached memory back.");
   m.def("list_ops", &ListOps, "The names of the registered ops, sorted.");
   m.def(
       "load_op_library",
-      [](const std::string& path) { Check(oflite_load_op_library(path.c_str())); },
+      [](const std::string& path) {
+        Check(oflite_load_op_library(CText(path, "load_op_library: path")));
+      },
       nb::arg("path"));
   m.def(
       "device_count",
@@ -805,10 +823,11 @@ NB_MODULE(_C, m) {
   m.def(
       "synchronize",
       [](const std::string& device) {
+        const char* device_text = CText(device, "synchronize: device");
         oflite_status* status = nullptr;
         {
           nb::gil_scoped_release release;
-          status = oflite_device_synchronize(device.c_str());
+          status = oflite_device_synchronize(device_text);
         }
         Check(status);
       },

@@ -128,6 +128,15 @@ def test_bad_python_arguments_name_the_argument():
         ofl.ops.gelu(v, approximate="tanh\x00garbage")
     with pytest.raises(UnicodeEncodeError):  # Python's own error, not a null pointer's
         ofl.ops.gelu(v, approximate="\udc80")
+    # Strings for the C API are not cut at a NUL: "cpu\0tpu" is no device, not "cpu".
+    with pytest.raises(ValueError, match=r"ofl.Tensor.to: device holds an embedded null"):
+        ofl.tensor(v).to("cpu\x00tpu")
+    with pytest.raises(ValueError, match=r"ofl.tensor: device holds an embedded null"):
+        ofl.tensor(v, device="cpu\x00")
+    with pytest.raises(ValueError, match=r"load_op_library: path holds an embedded null"):
+        ofl.load_op_library("/tmp/x\x00.so")
+    with pytest.raises(ValueError, match=r"allocator_stats: device holds an embedded null"):
+        ofl.allocator_stats("cpu\x00")
 
 
 def test_empty_arrays_are_inputs_as_they_are(rng):

@@ -35,7 +35,7 @@ std::vector<int64_t> Int64RoundingCases(uint64_t seed) {
                                 -65520};
   std::mt19937_64 engine(seed);
   for (int width = 2; width <= 63; ++width) {
-    for (int bits : {8, 11}) {
+    for (int bits : {8, 11, 24}) {
       const int drop = width - bits;
       if (drop < 1) {
         continue;

@@ -40,9 +40,9 @@ void ExpectError(const Maybe<T>& maybe, ErrorKind kind, const std::vector<std::s
 
 // Uniform values in [lo, hi) from a fixed seed (print the seed in failures).
 std::vector<double> RandomValues(size_t count, uint64_t seed, double lo = -4.0, double hi = 4.0);
-// int64 values for casts to floating dtypes: for every width from 2 to 63 bits, ties of 8 and 11
-// significant bits (bfloat16's and float16's) and their neighbours, both signs, the limits, and
-// random values of every width from a fixed seed.
+// int64 values for casts to floating dtypes: for every width from 2 to 63 bits, ties of 8, 11 and
+// 24 significant bits (bfloat16's, float16's and float32's) and their neighbours, both signs, the
+// limits, and random values of every width from a fixed seed.
 std::vector<int64_t> Int64RoundingCases(uint64_t seed);
 // A tensor of `dtype` holding `values` (rounded to the dtype).
 Tensor MakeTensor(const std::vector<double>& values, const Shape& shape, DataType dtype,

@@ -13,12 +13,12 @@
 // On the GPU machine: nvcc -O2 -std=c++17 -arch=sm_90 tools/reference/cluster_pipeline_probe.cu \
 //   -o cluster_pipeline_probe && ./cluster_pipeline_probe
 #include <cooperative_groups.h>
-#include <cuda/ptx>
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cuda/ptx>
 
 #include "probe_timing.cuh"
 
@@ -46,6 +46,7 @@ __device__ void LoadSlice(float4* slice, const float4* src, long count, uint64_t
     __syncthreads();
     return;
   }
+  __syncthreads();  // every thread has read the last row's slice before the copy engine rewrites it
   if (threadIdx.x == 0) {
     // The last row's bulk store must have read the slice before this row overwrites it.
     if (kMove == Move::kBulk) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>());

@@ -31,7 +31,7 @@ done
 
 baseline=()
 [ -z "$before" ] || baseline=(--baseline "$before")
-python3 tools/bench_softmax_long.py "$oflite" "${baseline[@]}" --out "$outdir/long.json" \
+python3 tools/bench_softmax_long.py "$oflite" ${baseline[@]+"${baseline[@]}"} --out "$outdir/long.json" \
   2>&1 | tee "$outdir/long.txt"
 
 "$oflite" bench --sweep softmax-shapes --json >"$outdir/shapes.json"

@@ -3,7 +3,8 @@
 // cast to the same dtype is a device-to-device copy. Values convert as the CPU cast does
 // (primitive/elementwise_functors.h, CastValue): to integers NaN gives 0, out-of-range values
 // saturate, the rest truncate; to bool x != 0; 16-bit destinations round to nearest even once,
-// from the source value itself (float sources from float, float64 and integers from double).
+// from the source value itself (float sources from float, float64 and integers from double,
+// int64 rounded to odd on the way so that it rounds once).
 
 #include <memory>
 #include <string>
@@ -23,7 +24,8 @@ namespace {
 namespace k = elementwise_kernels;
 
 // The value to store for compute value v: for a 16-bit destination v itself, which
-// k::FromCompute rounds once (from float, or from double for float64 and integer sources);
+// k::FromCompute rounds once (from float, or from double for float64 and integer sources, int64
+// through Int64ToDoubleRoundToOdd);
 // otherwise CastValue into the destination type, which the store then keeps as is.
 template <typename To>
 struct CastFunctor {
