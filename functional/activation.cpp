@@ -94,12 +94,7 @@ Maybe<Tensor> Backward(const OverDimOp& op, const Tensor& y, const Tensor& dy, i
   const char* op_type = op.op_type;
   OFLITE_JUST(CheckFloating(op_type, "y", y));
   OFLITE_JUST(CheckFloating(op_type, "dy", dy));
-  OFLITE_CHECK_OR_RETURN(y.shape() == dy.shape(), ValueError)
-      << op_type << ": y and dy must have the same shape, got y " << y.shape() << " and dy "
-      << dy.shape();
-  OFLITE_CHECK_OR_RETURN(y.dtype() == dy.dtype(), TypeError)
-      << op_type << ": y and dy must have the same dtype, got y " << y.dtype() << " and dy "
-      << dy.dtype();
+  OFLITE_JUST(CheckGradPair(op_type, y.shape(), y.dtype(), dy.shape(), dy.dtype()));
   OFLITE_ASSIGN_OR_RETURN(dim, WrapDim(op_type, "dim", dim, y.rank()));
   return DispatchOverDim(op, {y, dy}, dim);
 }

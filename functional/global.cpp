@@ -60,12 +60,7 @@ Maybe<GlobalTensor> Backward(const char* op_type, const GlobalTensor& y, const G
                              int64_t dim) {
   OFLITE_JUST(CheckFloating(op_type, "y", y));
   OFLITE_JUST(CheckFloating(op_type, "dy", dy));
-  OFLITE_CHECK_OR_RETURN(y.shape() == dy.shape(), ValueError)
-      << op_type << ": y and dy must have the same shape, got y " << y.shape() << " and dy "
-      << dy.shape();
-  OFLITE_CHECK_OR_RETURN(y.dtype() == dy.dtype(), TypeError)
-      << op_type << ": y and dy must have the same dtype, got y " << y.dtype() << " and dy "
-      << dy.dtype();
+  OFLITE_JUST(CheckGradPair(op_type, y.shape(), y.dtype(), dy.shape(), dy.dtype()));
   return OverDim(op_type, {y, dy}, dim);
 }
 
