@@ -9,8 +9,8 @@
 
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -44,14 +44,19 @@ PyObject* ExceptionOf(oflite_error_kind kind) {
   throw nb::python_error();
 }
 
-// A string for the C API, which takes NUL-terminated text: ValueError where a NUL inside would
-// cut it short (what: the argument, as the message names it).
-const char* CText(const std::string& text, const char* what) {
-  if (text.find('\0') != std::string::npos) {
-    Throw(PyExc_ValueError, std::string(what) + " holds an embedded null character at offset " +
-                                std::to_string(text.find('\0')));
+// A NUL-terminated string for the C API: ValueError where a NUL inside would cut it short,
+// naming what() (the argument), which builds its text only then.
+template <typename What>
+const char* CText(std::string_view text, const What& what) {
+  const size_t nul = text.find('\0');
+  if (nul != std::string_view::npos) {
+    Throw(PyExc_ValueError,
+          what() + " holds an embedded null character at offset " + std::to_string(nul));
   }
-  return text.c_str();
+  return text.data();
+}
+const char* CText(const std::string& text, const char* what) {
+  return CText(std::string_view(text), [what] { return std::string(what); });
 }
 
 // Raises the status (freed) as its kind's exception, its message after `prefix` when given.
@@ -387,19 +392,15 @@ std::vector<int64_t> IntsOf(nb::handle value, bool* ok) {
 }
 
 // A str attribute's UTF-8 text: its encoding error as Python raised it, and ValueError for a NUL
-// inside, which the C API's NUL-terminated strings would cut the text at.
+// inside.
 const char* Utf8Of(PyObject* v, const std::string& op, const char* name) {
   Py_ssize_t size = 0;
   const char* text = PyUnicode_AsUTF8AndSize(v, &size);
   if (text == nullptr) {
     throw nb::python_error();
   }
-  if (std::strlen(text) != static_cast<size_t>(size)) {
-    Throw(PyExc_ValueError, op + ": attribute '" + name +
-                                "' holds an embedded null character at offset " +
-                                std::to_string(std::strlen(text)));
-  }
-  return text;
+  return CText(std::string_view(text, static_cast<size_t>(size)),
+               [&] { return op + ": attribute '" + name + "'"; });
 }
 
 // Sets attribute `name` of declared `type` from a Python value; TypeError naming the op, the
